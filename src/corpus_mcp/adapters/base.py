@@ -1,0 +1,48 @@
+"""What every family adapter provides to the corpus manager.
+
+Adapters are pure: bytes and paths in, a :class:`~corpus_mcp.document.Document` or a
+decision out. They never touch libzim or trio; the corpus manager reads entries through
+the ZIM service and hands the bytes over.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import msgspec
+
+from corpus_mcp.document import Document
+
+
+class Landing(msgspec.Struct, frozen=True):
+    """Where a non-libzim redirect (an HTML stub) points: a path and maybe a section."""
+
+    path: str
+    section: str | None = None
+
+
+class Adapter(Protocol):
+    name: str
+    main_page_is_navigation: bool
+    """The archive's main page is a listing (mwoffliner list page, sotoki "questions"),
+    never a search result."""
+
+    def is_content(self, path: str, mimetype: str) -> bool:
+        """Whether an entry can be a search result (no assets, listings, main pages).
+
+        Cheap: called for every search candidate, before any content is read.
+        """
+        ...
+
+    def stub_landing(self, path: str, html: bytes) -> Landing | None:
+        """For an HTML redirect stub (mwoffliner fragment redirects), where it lands."""
+        ...
+
+    def section_for_path(self, requested_path: str) -> str | None:
+        """The section a requested path means once libzim redirected it
+        (sotoki ``a/<id>`` -> ``answer-<id>``); None for most paths."""
+        ...
+
+    def parse(self, path: str, title: str, html: bytes) -> Document:
+        """The document for a content entry; ``title`` is the entry's ZIM title."""
+        ...

@@ -1,0 +1,51 @@
+"""A cleaned document: what adapters produce and the corpus serves.
+
+Plain msgspec Structs, free of lxml, libzim and MCP, so ranking, the cache and the
+wire layer can all hold them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Literal
+
+import msgspec
+
+Kind = Literal["article", "documentation", "thread"]
+
+
+class Section(msgspec.Struct, kw_only=True):
+    """One node of a document's section tree.
+
+    ``id`` is the archive's own anchor (heading id, ``question``, ``answer-<id>``); the
+    lead section's id is ``""``. ``content`` is Markdown for this node only, without its
+    children. ``anchors`` are further ids that land on this section (``dt[id]`` API
+    anchors, ``answer-<acceptedId>``). ``reference`` marks citation lists and the like:
+    fetchable, never offered as a search hint.
+    """
+
+    id: str
+    title: str
+    level: int
+    content: str = ""
+    children: list[Section] = msgspec.field(default_factory=list)
+    metadata: dict[str, str | int | bool | list[str]] | None = None
+    anchors: list[str] = msgspec.field(default_factory=list)
+    reference: bool = False
+
+
+class Document(msgspec.Struct, kw_only=True):
+    """A parsed entry. ``sections`` are the top-level nodes, the lead first."""
+
+    path: str
+    title: str
+    kind: Kind
+    sections: list[Section]
+    metadata: dict[str, str] = msgspec.field(default_factory=dict)
+
+
+def walk(sections: list[Section]) -> Iterator[Section]:
+    """Every section in document order (pre-order)."""
+    for section in sections:
+        yield section
+        yield from walk(section.children)

@@ -1,0 +1,24 @@
+"""Domain errors: what an agent can get wrong, reported as structured tool results."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+ErrorCode = Literal["invalid_ref", "not_found", "section_not_found", "invalid_arguments"]
+
+
+class CorpusError(Exception):
+    """A bad input from the agent. ``payload()`` is the JSON the tool returns.
+
+    Messages say what was wrong and what to do instead; they never carry file paths,
+    tracebacks or libzim wording.
+    """
+
+    def __init__(self, code: ErrorCode, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.code: ErrorCode = code
+        self.message = message
+        self.details = details
+
+    def payload(self) -> dict[str, Any]:
+        return {"error": self.code, "message": self.message, **self.details}

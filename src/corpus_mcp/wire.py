@@ -1,0 +1,57 @@
+"""The two tools' outputs, exactly as they cross the MCP surface (msgspec Structs)."""
+
+from __future__ import annotations
+
+import msgspec
+
+from corpus_mcp.document import Kind
+
+
+class SectionRef(msgspec.Struct, frozen=True):
+    """A section an agent can ask ``fetch`` for."""
+
+    id: str
+    title: str
+
+
+class SearchResult(msgspec.Struct, kw_only=True):
+    ref: str
+    library: str
+    kind: Kind
+    title: str
+    snapshot: str | None
+    snippet: str
+    relevant_sections: list[SectionRef]
+
+
+class SearchOutput(msgspec.Struct, kw_only=True):
+    query: str
+    results: list[SearchResult]
+    partial: bool = False
+    """True when some libraries failed or timed out and are left out."""
+    unavailable_libraries: list[str] = msgspec.field(default_factory=list)
+
+
+class FetchedSection(msgspec.Struct, kw_only=True, omit_defaults=True):
+    id: str
+    title: str
+    level: int
+    content: str
+    metadata: dict[str, str | int | bool | list[str]] | None = None
+
+
+class AvailableSection(msgspec.Struct, frozen=True):
+    id: str
+    title: str
+    level: int
+
+
+class FetchOutput(msgspec.Struct, kw_only=True):
+    ref: str
+    library: str
+    kind: Kind
+    title: str
+    snapshot: str | None
+    sections: list[FetchedSection]
+    available_sections: list[AvailableSection]
+    truncated: bool

@@ -1,0 +1,302 @@
+"""Synchronous access to one ZIM archive: the only place that reads libzim.
+
+Every method here blocks and holds the GIL for the whole libzim call (python-libzim
+releases it only in the writer), so callers on the trio side go through
+:mod:`corpus_mcp.zim.service`, which runs them in worker threads under a per-archive
+limiter. Nothing here knows about HTML, MCP or ranking.
+
+Paths crossing this module's boundary are *normalised*: the old scheme's ``A/``
+namespace and the 2018-era ``.html`` suffix are stripped, so an article has the same
+path in an old ``A/`` archive and in a new-scheme one. :meth:`ZimReader.lookup` maps a
+normalised path back to the stored entry.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+from libzim.reader import Archive  # type: ignore[import-untyped]
+from libzim.search import Query, Searcher  # type: ignore[import-untyped]
+from libzim.suggestion import SuggestionSearcher  # type: ignore[import-untyped]
+
+Family = Literal["mediawiki", "devdocs", "stackexchange"]
+
+#: How many redirect hops are followed before giving up (mwoffliner never chains
+#: more than two; anything deeper is a broken archive).
+MAX_REDIRECT_HOPS = 16
+
+_SNAPSHOT_IN_NAME = re.compile(r"_(\d{4}-\d{2})[a-z]?(?:\.zim\w*)?$")
+_DATE = re.compile(r"^(\d{4}-\d{2})(?:-\d{2})?")
+
+
+class ZimError(Exception):
+    """Base of every error this module raises; ``reason`` is safe to show an operator."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class ZimOpenError(ZimError):
+    """The archive could not be opened (missing, unreadable, corrupt)."""
+
+
+class EntryNotFound(ZimError):
+    """No entry at that path."""
+
+
+class RedirectError(ZimError):
+    """A redirect chain loops or is deeper than :data:`MAX_REDIRECT_HOPS`."""
+
+
+class ArchiveInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """What an operator (``corpus-mcp validate``) and the server know of one archive."""
+
+    file: str
+    size: int
+    uuid: str
+    title: str
+    name: str
+    snapshot: str | None
+    language: str | None
+    entry_count: int
+    article_count: int
+    scraper: str | None
+    tags: tuple[str, ...]
+    flavour: str | None
+    family: Family | None
+    has_fulltext_index: bool
+    has_title_index: bool
+    new_namespace_scheme: bool
+    main_path: str | None
+
+
+class ResolvedEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """A content entry reached from a path after following libzim redirects."""
+
+    path: str
+    """Normalised path of the final (non-redirect) entry."""
+    title: str
+    mimetype: str
+    size: int
+    redirected_from: str | None = None
+    """Normalised path first asked for, when at least one redirect was followed."""
+
+
+class SearchPage(msgspec.Struct, frozen=True, kw_only=True):
+    paths: list[str]
+    estimated_total: int
+
+
+class Suggestion(msgspec.Struct, frozen=True):
+    path: str
+    title: str
+
+
+def normalise_path(raw: str) -> str:
+    """The stable, scheme-independent form of a stored entry path."""
+    if raw.startswith("A/"):
+        raw = raw[2:]
+        if raw.endswith(".html"):
+            raw = raw[:-5]
+    return raw
+
+
+def detect_family(scraper: str | None, tags: tuple[str, ...], name: str, file: str) -> Family | None:
+    """Which scraper family an archive looks like, from Scraper, then Tags, Name, filename."""
+    s = (scraper or "").lower()
+    if s.startswith("mwoffliner"):
+        return "mediawiki"
+    if s.startswith("sotoki"):
+        return "stackexchange"
+    if s.startswith("devdocs"):
+        return "devdocs"
+    lowered = {t.lower() for t in tags}
+    if lowered & {"_category:stack_exchange", "stack_exchange", "stackexchange"}:
+        return "stackexchange"
+    if "devdocs" in lowered:
+        return "devdocs"
+    wiki_tags = {"wikipedia", "_category:wikipedia", "mdwiki", "wikibooks", "wiktionary",
+                 "wikivoyage", "wikiquote", "wikisource", "wikinews", "wikiversity"}
+    if lowered & wiki_tags or any(t.startswith("_category:wiki") for t in lowered):
+        return "mediawiki"
+    for text in (name.lower(), Path(file).name.lower()):
+        if "stackexchange" in text or "stackoverflow" in text or "superuser" in text:
+            return "stackexchange"
+        if text.startswith("devdocs"):
+            return "devdocs"
+        if re.search(r"(^|[._])(wiki\w*|mdwiki)", text):
+            return "mediawiki"
+    return None
+
+
+def snapshot_of(date: str | None, file: str) -> str | None:
+    """``Date`` as ``YYYY-MM``, else the ``_YYYY-MM`` suffix of the file name."""
+    if date and (m := _DATE.match(date.strip())):
+        return m.group(1)
+    if m := _SNAPSHOT_IN_NAME.search(Path(file).name):
+        return m.group(1)
+    return None
+
+
+class ZimReader:
+    """One open archive. Not thread-safe by itself: callers serialise per archive."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.file = os.fspath(path)
+        try:
+            self._archive: Any = Archive(self.file)
+        except Exception as exc:  # libzim raises RuntimeError/OSError variants
+            raise ZimOpenError(_reason(exc)) from exc
+        self._searcher: Any = None
+        self._suggester: Any = None
+        self.info = self._read_info()
+
+    # -- metadata ---------------------------------------------------------------------
+
+    def metadata(self, key: str) -> str | None:
+        try:
+            return bytes(self._archive.get_metadata(key)).decode("utf-8", "replace").strip()
+        except Exception:
+            return None
+
+    def _read_info(self) -> ArchiveInfo:
+        a = self._archive
+        try:
+            scraper = self.metadata("Scraper")
+            tags = tuple(t for t in (self.metadata("Tags") or "").split(";") if t)
+            name = self.metadata("Name") or ""
+            main_path: str | None = None
+            if a.has_main_entry:
+                main = a.main_entry
+                hops = 0
+                while main.is_redirect and hops < MAX_REDIRECT_HOPS:
+                    main = main.get_redirect_entry()
+                    hops += 1
+                main_path = normalise_path(main.path)
+            return ArchiveInfo(
+                file=self.file,
+                size=int(a.filesize),
+                uuid=str(a.uuid),
+                title=self.metadata("Title") or Path(self.file).stem,
+                name=name,
+                snapshot=snapshot_of(self.metadata("Date"), self.file),
+                language=self.metadata("Language"),
+                entry_count=int(a.all_entry_count),
+                article_count=int(a.article_count),
+                scraper=scraper,
+                tags=tags,
+                flavour=self.metadata("Flavour"),
+                family=detect_family(scraper, tags, name, self.file),
+                has_fulltext_index=bool(a.has_fulltext_index),
+                has_title_index=bool(a.has_title_index),
+                new_namespace_scheme=bool(a.has_new_namespace_scheme),
+                main_path=main_path,
+            )
+        except ZimError:
+            raise
+        except Exception as exc:
+            raise ZimOpenError(_reason(exc)) from exc
+
+    def check(self) -> bool:
+        """libzim's full integrity check (checksum, dirents, clusters, indexes)."""
+        try:
+            return bool(self._archive.check())
+        except Exception:
+            return False
+
+    # -- search -----------------------------------------------------------------------
+
+    def fulltext(self, query: str, limit: int, offset: int = 0) -> SearchPage:
+        """Ranked normalised paths for a Xapian query; empty when there is no index."""
+        if not self.info.has_fulltext_index or limit <= 0:
+            return SearchPage(paths=[], estimated_total=0)
+        if self._searcher is None:
+            self._searcher = Searcher(self._archive)
+        try:
+            search = self._searcher.search(Query().set_query(query))
+            paths = [normalise_path(p) for p in search.getResults(offset, limit)]
+            return SearchPage(paths=paths, estimated_total=int(search.getEstimatedMatches()))
+        except Exception as exc:
+            raise ZimError(f"full-text search failed: {_reason(exc)}") from exc
+
+    def suggest(self, query: str, limit: int) -> list[Suggestion]:
+        """Title-index suggestions (redirects included), normalised, in libzim's order."""
+        if limit <= 0:
+            return []
+        if self._suggester is None:
+            self._suggester = SuggestionSearcher(self._archive)
+        try:
+            search = self._suggester.suggest(query)
+            out: list[Suggestion] = []
+            for raw in search.getResults(0, limit):
+                entry = self._archive.get_entry_by_path(raw)
+                out.append(Suggestion(normalise_path(raw), str(entry.title)))
+            return out
+        except Exception as exc:
+            raise ZimError(f"title suggestion failed: {_reason(exc)}") from exc
+
+    # -- entries ----------------------------------------------------------------------
+
+    def _entry(self, path: str) -> Any:
+        a = self._archive
+        candidates = [path]
+        if not self.info.new_namespace_scheme:
+            candidates += [f"A/{path}", f"A/{path}.html"]
+        for candidate in candidates:
+            try:
+                if a.has_entry_by_path(candidate):
+                    return a.get_entry_by_path(candidate)
+            except Exception as exc:  # a corrupt dirent surfaces here, not at open
+                raise ZimError(f"entry lookup failed: {_reason(exc)}") from exc
+        raise EntryNotFound(f"no entry at {path!r}")
+
+    def has_entry(self, path: str) -> bool:
+        try:
+            self._entry(path)
+        except EntryNotFound:
+            return False
+        return True
+
+    def resolve(self, path: str) -> ResolvedEntry:
+        """Follow libzim redirects from ``path`` to a content entry."""
+        entry = self._entry(path)
+        seen = {normalise_path(entry.path)}
+        hops = 0
+        while entry.is_redirect:
+            hops += 1
+            if hops > MAX_REDIRECT_HOPS:
+                raise RedirectError(f"redirect chain from {path!r} is longer than {MAX_REDIRECT_HOPS}")
+            entry = entry.get_redirect_entry()
+            norm = normalise_path(entry.path)
+            if norm in seen:
+                raise RedirectError(f"redirect loop from {path!r} at {norm!r}")
+            seen.add(norm)
+        item = entry.get_item()
+        final = normalise_path(entry.path)
+        return ResolvedEntry(
+            path=final,
+            title=str(entry.title),
+            mimetype=str(item.mimetype),
+            size=int(item.size),
+            redirected_from=normalise_path(path) if hops else None,
+        )
+
+    def content(self, path: str) -> bytes:
+        """Bytes of the content entry at ``path`` (redirects followed)."""
+        resolved = self.resolve(path)
+        try:
+            return bytes(self._entry(resolved.path).get_item().content)
+        except ZimError:
+            raise
+        except Exception as exc:
+            raise ZimError(f"reading {path!r} failed: {_reason(exc)}") from exc
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return " ".join(text.split())

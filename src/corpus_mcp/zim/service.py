@@ -1,0 +1,147 @@
+"""The trio face of the ZIM service: every libzim call in a worker thread, one at a time per archive.
+
+python-libzim holds the GIL inside search and read calls, so threads buy concurrency
+(the event loop runs between calls), not parallelism. What matters is *where the
+per-archive lock lives*: a ``trio.Lock`` held by the calling task is released as soon
+as that task is cancelled, while the abandoned thread is still inside libzim, which lets
+a second thread into a non-thread-safe ``Searcher``. Instead the lock is a
+``CapacityLimiter(1)`` passed to ``trio.to_thread.run_sync`` as its ``limiter``: trio
+releases a thread's limiter only when the thread really finishes, so the archive stays
+serialised even across timeouts, and waiters stay cancellable trio tasks that hold no
+thread and no global token.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
+import trio
+
+from corpus_mcp.zim.reader import (
+    ArchiveInfo,
+    ResolvedEntry,
+    SearchPage,
+    Suggestion,
+    ZimOpenError,
+    ZimReader,
+)
+
+T = TypeVar("T")
+
+
+class ChainedLimiter:
+    """Acquire the per-archive limiter first, then a token of the global pool.
+
+    Waiting on the archive first means a caller stuck behind a slow archive holds no
+    global token, so it cannot starve the healthy archives.
+    """
+
+    def __init__(self, per_archive: trio.CapacityLimiter, shared: trio.CapacityLimiter) -> None:
+        self.per_archive = per_archive
+        self.shared = shared
+
+    async def acquire_on_behalf_of(self, borrower: object) -> None:
+        await self.per_archive.acquire_on_behalf_of(borrower)
+        try:
+            await self.shared.acquire_on_behalf_of(borrower)
+        except BaseException:
+            self.per_archive.release_on_behalf_of(borrower)
+            raise
+
+    def release_on_behalf_of(self, borrower: object) -> None:
+        try:
+            self.shared.release_on_behalf_of(borrower)
+        finally:
+            self.per_archive.release_on_behalf_of(borrower)
+
+
+def _skip_if_abandoned() -> None:
+    """In a worker that finally got the archive after its caller gave up, do nothing."""
+    try:
+        trio.from_thread.check_cancelled()
+    except RuntimeError:  # not in a trio worker thread (direct call)
+        return
+
+
+class ArchiveService:
+    """One open archive, called from trio. Methods mirror :class:`ZimReader`."""
+
+    def __init__(self, reader: ZimReader, shared: trio.CapacityLimiter) -> None:
+        self.reader = reader
+        self.lock = trio.CapacityLimiter(1)
+        self._limiter = ChainedLimiter(self.lock, shared)
+
+    @property
+    def info(self) -> ArchiveInfo:
+        return self.reader.info
+
+    async def run(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` in a thread holding this archive and one global token.
+
+        Cancellation returns control at once (``abandon_on_cancel``); the thread keeps
+        the archive until libzim returns, and skips its work if it had not started.
+        """
+
+        def call() -> T:
+            _skip_if_abandoned()
+            return fn()
+
+        return await trio.to_thread.run_sync(call, limiter=self._limiter, abandon_on_cancel=True)
+
+    async def fulltext(self, query: str, limit: int, offset: int = 0) -> SearchPage:
+        return await self.run(lambda: self.reader.fulltext(query, limit, offset))
+
+    async def suggest(self, query: str, limit: int) -> list[Suggestion]:
+        return await self.run(lambda: self.reader.suggest(query, limit))
+
+    async def resolve(self, path: str) -> ResolvedEntry:
+        return await self.run(lambda: self.reader.resolve(path))
+
+    async def content(self, path: str) -> bytes:
+        return await self.run(lambda: self.reader.content(path))
+
+    async def check(self) -> bool:
+        return await self.run(self.reader.check)
+
+
+class OpenFailure(Exception):
+    """Some archives could not be opened or failed the integrity check."""
+
+    def __init__(self, failures: Mapping[str, str]) -> None:
+        self.failures = dict(failures)
+        detail = "; ".join(f"library {name!r}: {reason}" for name, reason in self.failures.items())
+        super().__init__(f"cannot open the corpus: {detail}")
+
+
+def open_readers(
+    files: Mapping[str, str | os.PathLike[str]],
+    check: bool = False,
+    progress: Callable[[str, str], None] | None = None,
+) -> dict[str, ZimReader]:
+    """Open every archive (library name -> file), all or nothing.
+
+    Every failure is collected before raising, so the operator sees all broken
+    libraries at once. ``progress(library, message)`` reports slow steps.
+    """
+    readers: dict[str, ZimReader] = {}
+    failures: dict[str, str] = {}
+    for name, file in files.items():
+        try:
+            reader = ZimReader(file)
+        except ZimOpenError as exc:
+            failures[name] = exc.reason
+            continue
+        if check:
+            if progress:
+                progress(name, f"checking {reader.info.size / 1e6:.1f} MB")
+            if not reader.check():
+                failures[name] = "integrity check failed (libzim Archive.check)"
+                continue
+            if progress:
+                progress(name, "check passed")
+        readers[name] = reader
+    if failures:
+        raise OpenFailure(failures)
+    return readers
