@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any, Literal
 
 import msgspec
@@ -285,6 +286,20 @@ class ZimReader:
             size=int(item.size),
             redirected_from=normalise_path(path) if hops else None,
         )
+
+    def iter_entries(self) -> Iterator[tuple[str, str, bool]]:
+        """Every user entry as ``(normalised path, title, is_redirect)``, in path order.
+
+        For tools that walk a whole archive (junk checks, benchmarks); old-scheme
+        archives yield their ``A/`` articles only, new-scheme ones the ``C/`` namespace.
+        """
+        a = self._archive
+        for index in range(int(a.entry_count)):
+            entry = a._get_entry_by_id(index)
+            raw = str(entry.path)
+            if not self.info.new_namespace_scheme and not raw.startswith("A/"):
+                continue
+            yield normalise_path(raw), str(entry.title), bool(entry.is_redirect)
 
     def content(self, path: str) -> bytes:
         """Bytes of the content entry at ``path`` (redirects followed)."""

@@ -1,0 +1,311 @@
+"""The corpus manager: fan-out search, federated ranking, documents, fetch assembly.
+
+Search runs one task per enabled library in a nursery. Each branch makes a single
+worker-thread call (see :mod:`corpus_mcp.gather`) under the global
+``CapacityLimiter(SEARCH_WORKERS)`` and the archive's own lock, inside its own cancel
+scope with ``SEARCH_TIMEOUT``: a library that raises or times out is logged and left
+out, and the answer says ``partial``. Documents are parsed in worker threads too
+(parsing a large article would otherwise stall the event loop) and kept in a
+byte-bounded LRU keyed by archive UUID and path.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+import trio
+
+from corpus_mcp import assemble, ranking, refs
+from corpus_mcp.adapters import Adapter, get_adapter
+from corpus_mcp.cache import ByteLRU
+from corpus_mcp.config import Manifest, Settings
+from corpus_mcp.document import Document, walk
+from corpus_mcp.errors import CorpusError
+from corpus_mcp.gather import Landed, LibraryHits, collect_hits, land
+from corpus_mcp.wire import FetchOutput, SearchOutput, SearchResult, SectionRef
+from corpus_mcp.zim import ArchiveService, EntryNotFound, RedirectError, ZimReader, open_readers
+
+log = logging.getLogger("corpus_mcp.corpus")
+
+#: Candidates asked of each library per list: enough for fusion to have a choice.
+MIN_CANDIDATES = 15
+
+
+class Library:
+    """An enabled library at run time: its name, adapter and archive service."""
+
+    def __init__(self, name: str, adapter: Adapter, service: ArchiveService) -> None:
+        self.name = name
+        self.adapter = adapter
+        self.service = service
+
+    @property
+    def snapshot(self) -> str | None:
+        return self.service.info.snapshot
+
+
+class Corpus:
+    """What the MCP surface calls: ``search`` and ``fetch``, raising :class:`CorpusError`."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        libraries: list[Library],
+        disabled: tuple[str, ...] = (),
+        shared_limiter: trio.CapacityLimiter | None = None,
+    ) -> None:
+        self.settings = settings
+        self._libraries = {lib.name: lib for lib in libraries}
+        self._disabled = disabled
+        self._limiter = shared_limiter or trio.CapacityLimiter(settings.search_workers)
+        self._documents: ByteLRU[tuple[str, str], Document] = ByteLRU(settings.document_cache_bytes)
+
+    @property
+    def libraries(self) -> tuple[str, ...]:
+        return tuple(self._libraries)
+
+    def library(self, name: str) -> Library:
+        """An enabled library by its configured name (KeyError if unknown)."""
+        return self._libraries[name]
+
+    # -- search -----------------------------------------------------------------------
+
+    async def search(self, query: str, limit: int) -> SearchOutput:
+        """Ranked documents from every library for an already validated query and limit."""
+        normalised = ranking.normalise_query(query)
+        want = max(limit * 3, MIN_CANDIDATES)
+        hits: dict[str, LibraryHits] = {}
+        failed: list[str] = []
+        async with trio.open_nursery() as nursery:
+            for library in self._libraries.values():
+                nursery.start_soon(self._search_library, library, normalised, want, hits, failed)
+
+        lists: dict[tuple[str, str], list[ranking.Candidate]] = {}
+        sections: dict[tuple[str, str], str] = {}
+        for name in sorted(hits):
+            found = hits[name]
+            for list_name, list_hits in (("fulltext", found.fulltext), ("title", found.title)):
+                lists[(name, list_name)] = [
+                    ranking.Candidate(library=name, path=h.path, title=_ranking_title(normalised, h.title, h.alias))
+                    for h in list_hits
+                ]
+                for h in list_hits:
+                    if h.section:
+                        sections.setdefault((name, h.path), h.section)
+        fused = ranking.fuse(normalised, lists)
+        ordered = ranking.diversify(fused, lambda c: c.library, self.settings.search_max_consecutive)
+
+        results = await self._results(normalised, ordered, limit, sections, failed)
+        return SearchOutput(
+            query=normalised,
+            results=results,
+            partial=bool(failed),
+            unavailable_libraries=sorted(set(failed)),
+        )
+
+    async def _search_library(
+        self, library: Library, query: str, want: int, out: dict[str, LibraryHits], failed: list[str]
+    ) -> None:
+        started = time.perf_counter()
+        reader, adapter = library.service.reader, library.adapter
+        with trio.move_on_after(self.settings.search_timeout) as scope:
+            try:
+                out[library.name] = await library.service.run(
+                    lambda: collect_hits(reader, adapter, query, want, _checkpoint)
+                )
+            except Exception as exc:  # one broken archive degrades the search, never kills it
+                failed.append(library.name)
+                log.warning(
+                    "search: library %s failed after %.0f ms: %s",
+                    library.name, _ms(started), _describe(exc),
+                )
+                return
+        if scope.cancelled_caught:
+            failed.append(library.name)
+            log.warning(
+                "search: library %s timed out after %.0f ms (SEARCH_TIMEOUT=%ss)",
+                library.name, _ms(started), self.settings.search_timeout,
+            )
+
+    async def _results(
+        self,
+        query: str,
+        ordered: list[ranking.Candidate],
+        limit: int,
+        sections: dict[tuple[str, str], str],
+        failed: list[str],
+    ) -> list[SearchResult]:
+        """Snippets and hints for the best ``limit`` candidates that parse into documents."""
+        results: list[SearchResult] = []
+        position = 0
+        while len(results) < limit and position < len(ordered):
+            batch = ordered[position : position + limit - len(results)]
+            position += len(batch)
+            documents: dict[int, Document] = {}
+            async with trio.open_nursery() as nursery:
+                for i, candidate in enumerate(batch):
+                    nursery.start_soon(self._load_for_search, i, candidate, documents, failed)
+            for i, candidate in enumerate(batch):
+                document = documents.get(i)
+                if document is None or document.metadata.get("navigation") == "true":
+                    continue
+                landing = sections.get((candidate.library, candidate.path))
+                results.append(self._result(query, candidate.library, candidate.path, document, landing))
+        return results
+
+    async def _load_for_search(
+        self, i: int, candidate: ranking.Candidate, out: dict[int, Document], failed: list[str]
+    ) -> None:
+        library = self._libraries[candidate.library]
+        with trio.move_on_after(self.settings.search_timeout):
+            try:
+                out[i] = await self._document(library, candidate.path, candidate.title)
+            except Exception as exc:
+                log.warning("search: reading a result from %s failed: %s", library.name, _describe(exc))
+                failed.append(library.name)
+
+    def _result(
+        self, query: str, library: str, path: str, document: Document, landing: str | None
+    ) -> SearchResult:
+        hints = [SectionRef(sid, title) for sid, title in ranking.section_hints(query, document)]
+        if landing:
+            landed = next((s for s in walk(document.sections) if s.id == landing), None)
+            if landed is not None and not landed.reference:
+                hints = [SectionRef(landed.id, landed.title)] + [h for h in hints if h.id != landing]
+        return SearchResult(
+            ref=refs.encode(library, path),
+            library=library,
+            kind=document.kind,
+            title=document.title,
+            snapshot=self._libraries[library].snapshot,
+            snippet=ranking.snippet(query, document),
+            relevant_sections=hints[:3],
+        )
+
+    # -- fetch ------------------------------------------------------------------------
+
+    async def fetch(self, ref: str, sections: list[str] | None) -> FetchOutput:
+        """The document a ref names, whole or by section ids, within MAX_FETCH_CHARS."""
+        name, path = refs.decode(ref, self._libraries, self._disabled)
+        library = self._libraries[name]
+        landed = await self._land(library, path)
+        document = await self._document(library, landed.path, landed.title)
+        if sections:
+            roots = assemble.select_sections(document, sections)
+        elif landed.section and landed.section in assemble.section_index(document):
+            roots = assemble.select_sections(document, [landed.section])
+        else:
+            roots = document.sections
+        chosen, truncated = assemble.within_budget(
+            assemble.flatten(roots), self.settings.max_fetch_chars
+        )
+        return FetchOutput(
+            ref=refs.encode(name, landed.path),
+            library=name,
+            kind=document.kind,
+            title=document.title,
+            snapshot=library.snapshot,
+            sections=chosen,
+            available_sections=assemble.available_sections(document),
+            truncated=truncated,
+        )
+
+    async def _land(self, library: Library, path: str) -> Landed:
+        reader, adapter = library.service.reader, library.adapter
+        try:
+            landed = await library.service.run(lambda: land(reader, adapter, path))
+        except (EntryNotFound, RedirectError):
+            raise _not_found(library.name, path) from None
+        if not adapter.is_content(landed.path, landed.mimetype):
+            raise CorpusError(
+                "not_found",
+                f"{path!r} in library {library.name!r} is not a document (an asset or a listing); "
+                "use search to find documents",
+                library=library.name,
+                path=path,
+            )
+        return landed
+
+    # -- documents --------------------------------------------------------------------
+
+    async def _document(self, library: Library, path: str, title: str) -> Document:
+        key = (library.service.info.uuid, path)
+        cached = self._documents.get(key)
+        if cached is not None:
+            return cached
+        html = await library.service.content(path)
+        document = await trio.to_thread.run_sync(
+            library.adapter.parse, path, title, html, limiter=self._limiter
+        )
+        self._documents.put(key, document, _weight(document))
+        return document
+
+    @property
+    def cache(self) -> ByteLRU[tuple[str, str], Document]:
+        return self._documents
+
+
+@asynccontextmanager
+async def open_corpus(settings: Settings, manifest: Manifest) -> AsyncIterator[Corpus]:
+    """Open every enabled archive (all or nothing, optionally checked), then serve.
+
+    Raises :class:`corpus_mcp.zim.OpenFailure` naming every library that failed.
+    """
+    files = {lib.name: lib.file for lib in manifest.enabled}
+
+    def progress(library: str, message: str) -> None:
+        log.info("library %s: %s", library, message)
+
+    readers: dict[str, ZimReader] = await trio.to_thread.run_sync(
+        lambda: open_readers(files, check=settings.zim_check, progress=progress)
+    )
+    shared = trio.CapacityLimiter(settings.search_workers)
+    libraries = [
+        Library(lib.name, get_adapter(lib.adapter), ArchiveService(readers[lib.name], shared))
+        for lib in manifest.enabled
+    ]
+    disabled = tuple(lib.name for lib in manifest.libraries if not lib.enabled)
+    yield Corpus(settings, libraries, disabled, shared)
+
+
+def _checkpoint() -> None:
+    """Between libzim calls in a worker: stop if the caller has given up."""
+    try:
+        trio.from_thread.check_cancelled()
+    except RuntimeError:  # called outside a trio worker thread
+        return
+
+
+def _ranking_title(query: str, title: str, alias: str | None) -> str:
+    """The title ranking should judge: a redirect's title when it matches the query better."""
+    if alias and ranking.title_coverage(query, alias) > ranking.title_coverage(query, title):
+        return alias
+    return title
+
+
+def _weight(document: Document) -> int:
+    """Approximate memory of a parsed document (characters dominate)."""
+    return 512 + sum(
+        256 + len(s.id) + len(s.title) + len(s.content) for s in walk(document.sections)
+    ) + len(document.title)
+
+
+def _not_found(library: str, path: str) -> CorpusError:
+    return CorpusError(
+        "not_found",
+        f"no document at {path!r} in library {library!r}; it may have been renamed in a newer "
+        "snapshot: search for it by title",
+        library=library,
+        path=path,
+    )
+
+
+def _describe(exc: BaseException) -> str:
+    reason = getattr(exc, "reason", None)
+    return str(reason) if reason else f"{type(exc).__name__}: {exc}"
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
