@@ -1,0 +1,374 @@
+"""Settings from the environment and the library manifest (``corpus.toml``).
+
+Both are read once at startup and handed down; nothing else reads the environment.
+Every invalid value fails fast with a :class:`ConfigError` whose message names the
+variable (or the file, library and field) and says what is accepted, because the
+person reading it is an operator looking at a container log, not a developer.
+
+Library names appear in refs (``corpus://<name>/<path>``), so they are restricted to
+:data:`LIBRARY_NAME_PATTERN` (ASCII letters, digits, ``_``, ``.``, ``-``; starting with
+a letter or digit; at most 64 characters) and must be unique case-insensitively.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tomllib
+from collections.abc import Callable, Mapping
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any, Literal, get_args
+
+import msgspec
+
+AdapterName = Literal["mediawiki", "devdocs", "stackexchange"]
+ADAPTERS: tuple[AdapterName, ...] = get_args(AdapterName)
+
+LogLevel = Literal["debug", "info", "warning", "error"]
+LOG_LEVELS: tuple[LogLevel, ...] = get_args(LogLevel)
+
+MANIFEST_VERSION = 1
+LIBRARY_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+LIBRARY_NAME_RULE = "1-64 ASCII letters, digits, '_', '.' or '-', starting with a letter or digit"
+
+_TRUE = ("true", "1", "yes", "on")
+_FALSE = ("false", "0", "no", "off")
+_INTEGER = re.compile(r"^[+-]?[0-9]+$")
+
+
+class ConfigError(Exception):
+    """Invalid settings or manifest; the message is the operator-facing explanation."""
+
+
+class EnvVariable(msgspec.Struct, frozen=True):
+    """One environment variable: its name, default (as text) and meaning, for ``--help``."""
+
+    name: str
+    default: str
+    meaning: str
+
+
+#: Every variable :func:`load_settings` reads, in the order ``--help`` documents them.
+ENV_VARIABLES: tuple[EnvVariable, ...] = (
+    EnvVariable("CORPUS_ROOT", "/corpus", "folder holding the ZIM archives"),
+    EnvVariable("CORPUS_CONFIG", "/config/corpus.toml", "the library manifest"),
+    EnvVariable("MCP_HOST", "0.0.0.0", "address the HTTP server binds"),
+    EnvVariable("MCP_PORT", "8000", "port the HTTP server binds (1-65535)"),
+    EnvVariable("SEARCH_LIMIT", "5", "results per search when the agent gives no limit"),
+    EnvVariable("SEARCH_MAX_LIMIT", "10", "largest limit an agent may ask for"),
+    EnvVariable("MAX_FETCH_CHARS", "100000", "largest fetch answer, in characters"),
+    EnvVariable("SEARCH_WORKERS", "8", "libzim calls running at once, all libraries"),
+    EnvVariable("SEARCH_MAX_CONSECUTIVE", "2", "most results in a row from one library"),
+    EnvVariable("SEARCH_TIMEOUT", "5", "per-library search deadline, in seconds"),
+    EnvVariable("LOG_QUERIES", "true", "log search queries and fetched refs"),
+    EnvVariable("ZIM_CHECK", "false", "run libzim's full checksum check at startup"),
+    EnvVariable("MCP_ALLOWED_HOSTS", "", "extra Host values accepted (comma-separated)"),
+    EnvVariable("MCP_ALLOWED_ORIGINS", "", "extra Origin values accepted (comma-separated)"),
+    EnvVariable("DOCUMENT_CACHE_MB", "64", "memory for parsed documents, in MB"),
+    EnvVariable("LOG_LEVEL", "info", "debug, info, warning or error"),
+)
+_DEFAULTS = {variable.name: variable.default for variable in ENV_VARIABLES}
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    """The whole runtime configuration, built once from the environment."""
+
+    corpus_root: Path
+    corpus_config: Path
+    mcp_host: str
+    mcp_port: int
+    search_limit: int
+    search_max_limit: int
+    max_fetch_chars: int
+    search_workers: int
+    search_max_consecutive: int
+    log_queries: bool
+    zim_check: bool
+    search_timeout: float
+    """Seconds each library gets to answer a search."""
+    allowed_hosts: tuple[str, ...] = ()
+    """Host header values accepted beyond 127.0.0.1/localhost on MCP_PORT."""
+    allowed_origins: tuple[str, ...] = ()
+    document_cache_bytes: int = 64 * 1_000_000
+    log_level: LogLevel = "info"
+
+
+class _EnvReader:
+    """Reads variables from one mapping, collecting every problem instead of stopping."""
+
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        self.environ = environ
+        self.errors: list[str] = []
+
+    def raw(self, name: str) -> str:
+        """The value as text; unset or blank means the documented default."""
+        value = self.environ.get(name, "").strip()
+        return value or _DEFAULTS[name]
+
+    def _parse(self, name: str, parse: Callable[[str], Any], fallback: Any) -> Any:
+        value = self.raw(name)
+        try:
+            return parse(value)
+        except ValueError as exc:
+            self.errors.append(f"{name}={value!r}: {exc}")
+            return fallback
+
+    def text(self, name: str) -> str:
+        return self.raw(name)
+
+    def path(self, name: str) -> Path:
+        return Path(self.raw(name)).absolute()
+
+    def integer(self, name: str, minimum: int = 1, maximum: int | None = None) -> int:
+        def parse(value: str) -> int:
+            accepted = f"an integer >= {minimum}" + (f" and <= {maximum}" if maximum else "")
+            if not _INTEGER.match(value):
+                raise ValueError(f"not an integer; accepted: {accepted}")
+            number = int(value)
+            if number < minimum or (maximum is not None and number > maximum):
+                raise ValueError(f"out of range; accepted: {accepted}")
+            return number
+
+        result: int = self._parse(name, parse, int(_DEFAULTS[name]))
+        return result
+
+    def seconds(self, name: str) -> float:
+        def parse(value: str) -> float:
+            accepted = "a number of seconds > 0, e.g. 5 or 2.5"
+            try:
+                number = float(value)
+            except ValueError:
+                raise ValueError(f"not a number; accepted: {accepted}") from None
+            if not math.isfinite(number) or number <= 0:
+                raise ValueError(f"out of range; accepted: {accepted}")
+            return number
+
+        result: float = self._parse(name, parse, float(_DEFAULTS[name]))
+        return result
+
+    def boolean(self, name: str) -> bool:
+        def parse(value: str) -> bool:
+            lowered = value.lower()
+            if lowered in _TRUE:
+                return True
+            if lowered in _FALSE:
+                return False
+            accepted = ", ".join(f"{yes}/{no}" for yes, no in zip(_TRUE, _FALSE, strict=True))
+            raise ValueError(f"not a boolean; accepted (any case): {accepted}")
+
+        result: bool = self._parse(name, parse, _DEFAULTS[name] == "true")
+        return result
+
+    def choice(self, name: str, choices: tuple[str, ...]) -> str:
+        def parse(value: str) -> str:
+            if value.lower() not in choices:
+                raise ValueError(f"unknown value; accepted: {', '.join(choices)}")
+            return value.lower()
+
+        result: str = self._parse(name, parse, _DEFAULTS[name])
+        return result
+
+    def items(self, name: str) -> tuple[str, ...]:
+        return tuple(item.strip() for item in self.raw(name).split(",") if item.strip())
+
+
+def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
+    """Build :class:`Settings` from ``environ`` (default ``os.environ``), all or nothing.
+
+    Every invalid variable is reported in one :class:`ConfigError`, one per line.
+    """
+    env = _EnvReader(os.environ if environ is None else environ)
+    log_level: Any = env.choice("LOG_LEVEL", LOG_LEVELS)
+    settings = Settings(
+        corpus_root=env.path("CORPUS_ROOT"),
+        corpus_config=env.path("CORPUS_CONFIG"),
+        mcp_host=env.text("MCP_HOST"),
+        mcp_port=env.integer("MCP_PORT", maximum=65535),
+        search_limit=env.integer("SEARCH_LIMIT"),
+        search_max_limit=env.integer("SEARCH_MAX_LIMIT"),
+        max_fetch_chars=env.integer("MAX_FETCH_CHARS"),
+        search_workers=env.integer("SEARCH_WORKERS"),
+        search_max_consecutive=env.integer("SEARCH_MAX_CONSECUTIVE"),
+        log_queries=env.boolean("LOG_QUERIES"),
+        zim_check=env.boolean("ZIM_CHECK"),
+        search_timeout=env.seconds("SEARCH_TIMEOUT"),
+        allowed_hosts=env.items("MCP_ALLOWED_HOSTS"),
+        allowed_origins=env.items("MCP_ALLOWED_ORIGINS"),
+        document_cache_bytes=env.integer("DOCUMENT_CACHE_MB") * 1_000_000,
+        log_level=log_level,
+    )
+    if settings.search_limit > settings.search_max_limit:
+        env.errors.append(
+            f"SEARCH_LIMIT={settings.search_limit} is greater than "
+            f"SEARCH_MAX_LIMIT={settings.search_max_limit}; accepted: "
+            "SEARCH_LIMIT <= SEARCH_MAX_LIMIT"
+        )
+    if env.errors:
+        raise ConfigError("invalid settings:\n  " + "\n  ".join(env.errors))
+    return settings
+
+
+# -- manifest -------------------------------------------------------------------------
+
+
+class Library(msgspec.Struct, frozen=True):
+    """One ``[[library]]`` entry of the manifest."""
+
+    name: str
+    path: str
+    """As written in the manifest, relative to CORPUS_ROOT."""
+    adapter: AdapterName
+    enabled: bool
+    file: Path
+    """Absolute, symlink-resolved path of the archive, inside CORPUS_ROOT."""
+
+
+class Manifest(msgspec.Struct, frozen=True):
+    """The parsed manifest: every library, disabled ones included, in file order."""
+
+    file: Path
+    libraries: tuple[Library, ...]
+
+    @property
+    def enabled(self) -> tuple[Library, ...]:
+        return tuple(library for library in self.libraries if library.enabled)
+
+
+_TOP_LEVEL_KEYS = ("version", "library")
+_LIBRARY_KEYS = ("name", "path", "adapter", "enabled")
+
+
+def _read_toml(config: Path) -> dict[str, Any]:
+    try:
+        text = config.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise ConfigError(
+            f"manifest {config} not found; set CORPUS_CONFIG to the path of your corpus.toml"
+        ) from None
+    except IsADirectoryError:
+        raise ConfigError(
+            f"manifest {config} is a directory; set CORPUS_CONFIG to the corpus.toml file"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"manifest {config} cannot be read: {exc}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{config}: TOML syntax error: {exc}") from None
+
+
+def _check_top_level(config: Path, document: dict[str, Any]) -> list[Any]:
+    unknown = sorted(set(document) - set(_TOP_LEVEL_KEYS))
+    if unknown:
+        raise ConfigError(
+            f"{config}: unknown top-level key(s) {', '.join(map(repr, unknown))}; "
+            f"accepted: {', '.join(_TOP_LEVEL_KEYS)}"
+        )
+    version = document.get("version")
+    if version is None:
+        raise ConfigError(f"{config}: missing 'version'; accepted: version = {MANIFEST_VERSION}")
+    if type(version) is not int or version != MANIFEST_VERSION:
+        raise ConfigError(
+            f"{config}: unknown version {version!r}; accepted: version = {MANIFEST_VERSION}"
+        )
+    tables = document.get("library", [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise ConfigError(f"{config}: 'library' must be an array of tables written [[library]]")
+    return tables
+
+
+def _library_path(raw: Any, root: Path) -> tuple[Path | None, str | None]:
+    """The resolved archive file for a manifest ``path``, or why it is not acceptable."""
+    if not isinstance(raw, str) or not raw.strip():
+        return None, "must be a non-empty string (a file path relative to CORPUS_ROOT)"
+    if PurePosixPath(raw).is_absolute() or PureWindowsPath(raw).is_absolute():
+        return None, f"{raw!r} is absolute; accepted: a path relative to CORPUS_ROOT ({root})"
+    resolved = (root / raw).resolve()
+    if not resolved.is_relative_to(root.resolve()):
+        return None, (
+            f"{raw!r} resolves to {resolved}, outside CORPUS_ROOT ({root}); "
+            "accepted: a path that stays inside CORPUS_ROOT once '..' and symlinks are resolved"
+        )
+    return resolved, None
+
+
+def _parse_library(
+    table: dict[str, Any], root: Path, check_files: bool
+) -> tuple[Library | None, list[str]]:
+    """One library table, or the list of everything wrong with it (field by field)."""
+    errors: list[str] = []
+    unknown = sorted(set(table) - set(_LIBRARY_KEYS))
+    if unknown:
+        errors.append(
+            f"unknown key(s) {', '.join(map(repr, unknown))}; accepted: {', '.join(_LIBRARY_KEYS)}"
+        )
+    name = table.get("name")
+    if not isinstance(name, str) or not LIBRARY_NAME_PATTERN.match(name):
+        shown = "missing" if name is None else repr(name)
+        errors.append(f"field 'name': {shown} is not a valid name; accepted: {LIBRARY_NAME_RULE}")
+    adapter = table.get("adapter")
+    if adapter not in ADAPTERS:
+        shown = "missing" if adapter is None else f"unknown adapter {adapter!r}"
+        errors.append(f"field 'adapter': {shown}; accepted: {', '.join(ADAPTERS)}")
+    enabled = table.get("enabled", True)
+    if not isinstance(enabled, bool):
+        errors.append(f"field 'enabled': {enabled!r} is not a boolean; accepted: true, false")
+    file, problem = _library_path(table.get("path"), root)
+    if problem:
+        errors.append(f"field 'path': {problem}")
+    elif file is not None and enabled is True and check_files and not file.is_file():
+        errors.append(
+            f"field 'path': archive {file} does not exist or is not a file "
+            "(download it, fix the path, or set enabled = false)"
+        )
+    if errors or file is None:
+        return None, errors
+    library = Library(
+        name=table["name"],
+        path=table["path"],
+        adapter=table["adapter"],
+        enabled=enabled,
+        file=file,
+    )
+    return library, []
+
+
+def load_manifest(config: Path, root: Path, *, check_files: bool = True) -> Manifest:
+    """Parse and validate the manifest at ``config`` against the corpus folder ``root``.
+
+    Every library problem is collected and reported in one :class:`ConfigError`, one
+    line per problem, naming the file, the library and the field. ``check_files=False``
+    skips the existence check of archives (``corpus-mcp list`` shows it as a column).
+    """
+    document = _read_toml(config)
+    tables = _check_top_level(config, document)
+    if check_files and not root.is_dir():
+        raise ConfigError(
+            f"CORPUS_ROOT {root} is not a directory; set CORPUS_ROOT to the folder of archives"
+        )
+    errors: list[str] = []
+    libraries: list[Library] = []
+    seen: dict[str, str] = {}
+    for index, table in enumerate(tables, start=1):
+        name = table.get("name")
+        label = f"library #{index}" + (f" {name!r}" if isinstance(name, str) else "")
+        library, problems = _parse_library(table, root, check_files)
+        errors.extend(f"{config}: {label}: {problem}" for problem in problems)
+        if isinstance(name, str):
+            if name.lower() in seen:
+                errors.append(
+                    f"{config}: {label}: field 'name': duplicate of {seen[name.lower()]!r} "
+                    "(names are compared case-insensitively because they appear in refs)"
+                )
+            seen.setdefault(name.lower(), name)
+        if library is not None:
+            libraries.append(library)
+    if errors:
+        raise ConfigError("invalid manifest:\n  " + "\n  ".join(errors))
+    manifest = Manifest(file=config, libraries=tuple(libraries))
+    if not manifest.enabled:
+        raise ConfigError(
+            f"{config}: no enabled library; add a [[library]] table or set enabled = true on one"
+        )
+    return manifest

@@ -1,0 +1,433 @@
+"""Settings from the environment and the corpus.toml manifest: every rule, every message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corpus_mcp.config import (
+    ENV_VARIABLES,
+    ConfigError,
+    Library,
+    Settings,
+    load_manifest,
+    load_settings,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SIZE_VARIABLES = (
+    "MCP_PORT",
+    "SEARCH_LIMIT",
+    "SEARCH_MAX_LIMIT",
+    "MAX_FETCH_CHARS",
+    "SEARCH_WORKERS",
+    "SEARCH_MAX_CONSECUTIVE",
+    "DOCUMENT_CACHE_MB",
+)
+
+
+def settings_error(environ: dict[str, str]) -> str:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(environ)
+    return str(caught.value)
+
+
+# -- settings -----------------------------------------------------------------------------
+
+
+def test_defaults_are_the_documented_ones() -> None:
+    assert load_settings({}) == Settings(
+        corpus_root=Path("/corpus"),
+        corpus_config=Path("/config/corpus.toml"),
+        mcp_host="0.0.0.0",
+        mcp_port=8000,
+        search_limit=5,
+        search_max_limit=10,
+        max_fetch_chars=100000,
+        search_workers=8,
+        search_max_consecutive=2,
+        log_queries=True,
+        zim_check=False,
+        search_timeout=5.0,
+        allowed_hosts=(),
+        allowed_origins=(),
+        document_cache_bytes=64_000_000,
+        log_level="info",
+    )
+
+
+def test_every_variable_is_read() -> None:
+    settings = load_settings(
+        {
+            "CORPUS_ROOT": "/data/zims",
+            "CORPUS_CONFIG": "/etc/corpus.toml",
+            "MCP_HOST": "127.0.0.1",
+            "MCP_PORT": "9000",
+            "SEARCH_LIMIT": "3",
+            "SEARCH_MAX_LIMIT": "20",
+            "MAX_FETCH_CHARS": "5000",
+            "SEARCH_WORKERS": "2",
+            "SEARCH_MAX_CONSECUTIVE": "4",
+            "SEARCH_TIMEOUT": "2.5",
+            "LOG_QUERIES": "off",
+            "ZIM_CHECK": "YES",
+            "MCP_ALLOWED_HOSTS": "mcp.example:8000, other.example:*,",
+            "MCP_ALLOWED_ORIGINS": "https://app.example",
+            "DOCUMENT_CACHE_MB": "16",
+            "LOG_LEVEL": "DEBUG",
+        }
+    )
+    assert settings.corpus_root == Path("/data/zims")
+    assert settings.corpus_config == Path("/etc/corpus.toml")
+    assert (settings.mcp_host, settings.mcp_port) == ("127.0.0.1", 9000)
+    assert (settings.search_limit, settings.search_max_limit) == (3, 20)
+    assert (settings.max_fetch_chars, settings.search_workers) == (5000, 2)
+    assert settings.search_max_consecutive == 4
+    assert settings.search_timeout == 2.5
+    assert (settings.log_queries, settings.zim_check) == (False, True)
+    assert settings.allowed_hosts == ("mcp.example:8000", "other.example:*")
+    assert settings.allowed_origins == ("https://app.example",)
+    assert settings.document_cache_bytes == 16_000_000
+    assert settings.log_level == "debug"
+
+
+def test_every_read_variable_is_documented() -> None:
+    documented = {variable.name for variable in ENV_VARIABLES}
+    assert documented >= {"CORPUS_ROOT", "SEARCH_TIMEOUT", "ZIM_CHECK", "LOG_LEVEL"}
+    assert len(documented) == len(ENV_VARIABLES) == 16
+
+
+def test_blank_value_means_default() -> None:
+    assert load_settings({"MCP_PORT": "", "LOG_QUERIES": "  "}).mcp_port == 8000
+
+
+def test_relative_paths_are_made_absolute() -> None:
+    settings = load_settings({"CORPUS_ROOT": "corpus"})
+    assert settings.corpus_root == Path.cwd() / "corpus"
+
+
+def test_reads_os_environ_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SEARCH_WORKERS", "3")
+    assert load_settings().search_workers == 3
+
+
+@pytest.mark.parametrize("name", SIZE_VARIABLES)
+@pytest.mark.parametrize("value", ["ten", "1.5", "1_000", "0x10"])
+def test_non_integer_is_rejected(name: str, value: str) -> None:
+    message = settings_error({name: value})
+    assert f"{name}={value!r}: not an integer; accepted: an integer >= 1" in message
+
+
+@pytest.mark.parametrize("name", SIZE_VARIABLES)
+@pytest.mark.parametrize("value", ["0", "-3"])
+def test_zero_or_negative_size_is_rejected(name: str, value: str) -> None:
+    message = settings_error({name: value})
+    assert f"{name}={value!r}: out of range; accepted: an integer >= 1" in message
+
+
+def test_port_above_65535_is_rejected() -> None:
+    message = settings_error({"MCP_PORT": "70000"})
+    assert "MCP_PORT='70000': out of range; accepted: an integer >= 1 and <= 65535" in message
+
+
+def test_search_limit_above_max_limit_is_rejected() -> None:
+    message = settings_error({"SEARCH_LIMIT": "11"})
+    assert "SEARCH_LIMIT=11 is greater than SEARCH_MAX_LIMIT=10" in message
+    assert "accepted: SEARCH_LIMIT <= SEARCH_MAX_LIMIT" in message
+
+
+def test_search_limit_equal_to_max_limit_is_accepted() -> None:
+    settings = load_settings({"SEARCH_LIMIT": "7", "SEARCH_MAX_LIMIT": "7"})
+    assert settings.search_limit == settings.search_max_limit == 7
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        *[("true", True), ("1", True), ("Yes", True), ("ON", True)],
+        *[("false", False), ("0", False), ("no", False), ("Off", False)],
+    ],
+)
+def test_booleans_accept_the_documented_words(value: str, expected: bool) -> None:
+    settings = load_settings({"LOG_QUERIES": value, "ZIM_CHECK": value})
+    assert settings.log_queries is settings.zim_check is expected
+
+
+@pytest.mark.parametrize("name", ["LOG_QUERIES", "ZIM_CHECK"])
+def test_unknown_boolean_is_rejected(name: str) -> None:
+    message = settings_error({name: "maybe"})
+    assert f"{name}='maybe': not a boolean" in message
+    assert "true/false, 1/0, yes/no, on/off" in message
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-1", "nan", "inf"])
+def test_invalid_search_timeout_is_rejected(value: str) -> None:
+    message = settings_error({"SEARCH_TIMEOUT": value})
+    assert f"SEARCH_TIMEOUT={value!r}" in message
+    assert "accepted: a number of seconds > 0" in message
+
+
+def test_unknown_log_level_is_rejected() -> None:
+    message = settings_error({"LOG_LEVEL": "verbose"})
+    assert "LOG_LEVEL='verbose': unknown value; accepted: debug, info, warning, error" in message
+
+
+def test_all_invalid_variables_are_reported_together() -> None:
+    message = settings_error({"MCP_PORT": "http", "ZIM_CHECK": "sure", "SEARCH_WORKERS": "0"})
+    assert message.count("\n") == 3
+    for name in ("MCP_PORT", "ZIM_CHECK", "SEARCH_WORKERS"):
+        assert name in message
+
+
+# -- manifest -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A corpus folder with two (fake) archive files; the manifest never opens them."""
+    corpus = tmp_path / "corpus"
+    (corpus / "wiki").mkdir(parents=True)
+    (corpus / "wiki" / "wikipedia.zim").write_bytes(b"zim")
+    (corpus / "so.zim").write_bytes(b"zim")
+    return corpus
+
+
+def write_manifest(tmp_path: Path, text: str) -> Path:
+    config = tmp_path / "corpus.toml"
+    config.write_text(text, encoding="utf-8")
+    return config
+
+
+def library(name: str, path: str, adapter: str = "mediawiki", extra: str = "") -> str:
+    return f'[[library]]\nname = "{name}"\npath = "{path}"\nadapter = "{adapter}"\n{extra}\n'
+
+
+def manifest_error(tmp_path: Path, root: Path, text: str) -> str:
+    config = write_manifest(tmp_path, text)
+    with pytest.raises(ConfigError) as caught:
+        load_manifest(config, root)
+    message = str(caught.value)
+    assert str(config) in message
+    return message
+
+
+VALID = (
+    "version = 1\n"
+    + library("wikipedia", "wiki/wikipedia.zim")
+    + library("stackoverflow", "so.zim", "stackexchange")
+)
+
+
+def test_valid_manifest(tmp_path: Path, root: Path) -> None:
+    config = write_manifest(
+        tmp_path,
+        VALID + library("askubuntu", "absent.zim", "stackexchange", "enabled = false"),
+    )
+    manifest = load_manifest(config, root)
+    assert manifest.file == config
+    assert manifest.libraries == (
+        Library("wikipedia", "wiki/wikipedia.zim", "mediawiki", True, root / "wiki/wikipedia.zim"),
+        Library("stackoverflow", "so.zim", "stackexchange", True, root / "so.zim"),
+        Library("askubuntu", "absent.zim", "stackexchange", False, root / "absent.zim"),
+    )
+    assert [lib.name for lib in manifest.enabled] == ["wikipedia", "stackoverflow"]
+
+
+def test_missing_config_file_suggests_corpus_config(tmp_path: Path, root: Path) -> None:
+    with pytest.raises(ConfigError, match=r"not found; set CORPUS_CONFIG"):
+        load_manifest(tmp_path / "nowhere.toml", root)
+
+
+def test_config_that_is_a_directory(tmp_path: Path, root: Path) -> None:
+    with pytest.raises(ConfigError, match=r"is a directory; set CORPUS_CONFIG"):
+        load_manifest(tmp_path, root)
+
+
+def test_toml_syntax_error_names_file_and_line(tmp_path: Path, root: Path) -> None:
+    message = manifest_error(tmp_path, root, 'version = 1\n[[library]]\nname = "x\n')
+    assert "TOML syntax error" in message
+    assert "line 3" in message
+
+
+def test_missing_version(tmp_path: Path, root: Path) -> None:
+    message = manifest_error(tmp_path, root, library("wikipedia", "wiki/wikipedia.zim"))
+    assert "missing 'version'; accepted: version = 1" in message
+
+
+@pytest.mark.parametrize("version", ["2", '"1"', "1.0"])
+def test_unknown_version(tmp_path: Path, root: Path, version: str) -> None:
+    message = manifest_error(tmp_path, root, VALID.replace("version = 1", f"version = {version}"))
+    assert "unknown version" in message
+    assert "accepted: version = 1" in message
+
+
+def test_unknown_top_level_key(tmp_path: Path, root: Path) -> None:
+    message = manifest_error(tmp_path, root, 'libraries = "x"\n' + VALID)
+    assert "unknown top-level key(s) 'libraries'; accepted: version, library" in message
+
+
+def test_library_must_be_an_array_of_tables(tmp_path: Path, root: Path) -> None:
+    message = manifest_error(tmp_path, root, 'version = 1\nlibrary = "wikipedia"\n')
+    assert "'library' must be an array of tables written [[library]]" in message
+
+
+def test_unknown_library_key(tmp_path: Path, root: Path) -> None:
+    text = "version = 1\n" + library("wikipedia", "wiki/wikipedia.zim", extra='lang = "en"')
+    message = manifest_error(tmp_path, root, text)
+    assert "library #1 'wikipedia': unknown key(s) 'lang'" in message
+    assert "accepted: name, path, adapter, enabled" in message
+
+
+@pytest.mark.parametrize("name", ["Wikipedia", "WIKIPEDIA"])
+def test_duplicate_names_case_insensitively(tmp_path: Path, root: Path, name: str) -> None:
+    text = VALID + library(name, "so.zim", "stackexchange")
+    message = manifest_error(tmp_path, root, text)
+    assert f"library #3 '{name}': field 'name': duplicate of 'wikipedia'" in message
+
+
+@pytest.mark.parametrize("name", ["wiki pedia", "_wiki", "wiki/pedia", "wikí", "x" * 65, ""])
+def test_name_outside_the_safe_charset(tmp_path: Path, root: Path, name: str) -> None:
+    message = manifest_error(tmp_path, root, "version = 1\n" + library(name, "so.zim"))
+    assert f"field 'name': {name!r} is not a valid name" in message
+    assert "letters, digits, '_', '.' or '-'" in message
+
+
+def test_missing_name(tmp_path: Path, root: Path) -> None:
+    text = 'version = 1\n[[library]]\npath = "so.zim"\nadapter = "mediawiki"\n'
+    message = manifest_error(tmp_path, root, text)
+    assert "library #1: field 'name': missing is not a valid name" in message
+
+
+def test_unknown_adapter(tmp_path: Path, root: Path) -> None:
+    message = manifest_error(tmp_path, root, "version = 1\n" + library("so", "so.zim", "sotoki"))
+    assert "library #1 'so': field 'adapter': unknown adapter 'sotoki'" in message
+    assert "accepted: mediawiki, devdocs, stackexchange" in message
+
+
+def test_enabled_must_be_a_boolean(tmp_path: Path, root: Path) -> None:
+    text = "version = 1\n" + library("so", "so.zim", extra='enabled = "yes"')
+    message = manifest_error(tmp_path, root, text)
+    assert "field 'enabled': 'yes' is not a boolean; accepted: true, false" in message
+
+
+def test_absolute_path(tmp_path: Path, root: Path) -> None:
+    absolute = str(root / "so.zim")
+    message = manifest_error(tmp_path, root, "version = 1\n" + library("so", absolute))
+    assert f"library #1 'so': field 'path': {absolute!r} is absolute" in message
+
+
+def test_dotdot_escaping_root(tmp_path: Path, root: Path) -> None:
+    (tmp_path / "outside.zim").write_bytes(b"zim")
+    message = manifest_error(tmp_path, root, "version = 1\n" + library("so", "../outside.zim"))
+    assert "field 'path': '../outside.zim' resolves to" in message
+    assert "outside CORPUS_ROOT" in message
+
+
+def test_dotdot_staying_inside_root_is_accepted(tmp_path: Path, root: Path) -> None:
+    config = write_manifest(tmp_path, "version = 1\n" + library("so", "wiki/../so.zim"))
+    assert load_manifest(config, root).libraries[0].file == root / "so.zim"
+
+
+def test_symlink_escaping_root(tmp_path: Path, root: Path) -> None:
+    (tmp_path / "outside.zim").write_bytes(b"zim")
+    (root / "link.zim").symlink_to(tmp_path / "outside.zim")
+    message = manifest_error(tmp_path, root, "version = 1\n" + library("so", "link.zim"))
+    assert "field 'path': 'link.zim' resolves to" in message
+    assert "outside CORPUS_ROOT" in message
+
+
+def test_symlinked_folder_escaping_root(tmp_path: Path, root: Path) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "so.zim").write_bytes(b"zim")
+    (root / "mounted").symlink_to(tmp_path / "elsewhere")
+    message = manifest_error(tmp_path, root, "version = 1\n" + library("so", "mounted/so.zim"))
+    assert "outside CORPUS_ROOT" in message
+
+
+def test_symlink_inside_root_is_accepted(tmp_path: Path, root: Path) -> None:
+    (root / "latest.zim").symlink_to(root / "so.zim")
+    config = write_manifest(tmp_path, "version = 1\n" + library("so", "latest.zim"))
+    assert load_manifest(config, root).libraries[0].file == root / "so.zim"
+
+
+def test_symlinked_root_is_accepted(tmp_path: Path, root: Path) -> None:
+    (tmp_path / "root-link").symlink_to(root)
+    config = write_manifest(tmp_path, VALID)
+    manifest = load_manifest(config, tmp_path / "root-link")
+    assert manifest.libraries[1].file == root / "so.zim"
+
+
+def test_missing_file_of_enabled_library(tmp_path: Path, root: Path) -> None:
+    message = manifest_error(tmp_path, root, VALID + library("math", "math.zim"))
+    assert f"library #3 'math': field 'path': archive {root / 'math.zim'} does not exist" in message
+    assert "set enabled = false" in message
+
+
+def test_missing_file_of_disabled_library_is_accepted(tmp_path: Path, root: Path) -> None:
+    config = write_manifest(tmp_path, VALID + library("math", "math.zim", extra="enabled = false"))
+    assert not load_manifest(config, root).libraries[2].enabled
+
+
+def test_check_files_false_skips_existence(tmp_path: Path, root: Path) -> None:
+    config = write_manifest(tmp_path, "version = 1\n" + library("math", "math.zim"))
+    assert load_manifest(config, root, check_files=False).libraries[0].name == "math"
+
+
+def test_missing_path(tmp_path: Path, root: Path) -> None:
+    text = 'version = 1\n[[library]]\nname = "so"\nadapter = "mediawiki"\n'
+    message = manifest_error(tmp_path, root, text)
+    assert "library #1 'so': field 'path': must be a non-empty string" in message
+
+
+def test_no_library_at_all(tmp_path: Path, root: Path) -> None:
+    assert "no enabled library" in manifest_error(tmp_path, root, "version = 1\n")
+
+
+def test_only_disabled_libraries(tmp_path: Path, root: Path) -> None:
+    text = "version = 1\n" + library("so", "so.zim", extra="enabled = false")
+    assert "no enabled library" in manifest_error(tmp_path, root, text)
+
+
+def test_root_that_is_not_a_directory(tmp_path: Path, root: Path) -> None:
+    config = write_manifest(tmp_path, VALID)
+    with pytest.raises(ConfigError, match=r"CORPUS_ROOT .*nope is not a directory"):
+        load_manifest(config, tmp_path / "nope")
+
+
+def test_all_library_errors_are_reported_together(tmp_path: Path, root: Path) -> None:
+    text = (
+        "version = 1\n"
+        + library("bad name", "so.zim")
+        + library("so", "/abs.zim", "sotoki")
+        + library("math", "math.zim", extra="colour = 1")
+    )
+    message = manifest_error(tmp_path, root, text)
+    lines = message.splitlines()[1:]
+    assert len(lines) == 5
+    assert "library #1 'bad name': field 'name'" in lines[0]
+    assert "library #2 'so': field 'adapter'" in lines[1]
+    assert "library #2 'so': field 'path'" in lines[2]
+    assert "library #3 'math': unknown key(s) 'colour'" in lines[3]
+    assert "library #3 'math': field 'path'" in lines[4]
+
+
+def test_shipped_corpus_toml_documents_the_default_layout() -> None:
+    manifest = load_manifest(ROOT / "corpus.toml", Path("/corpus"), check_files=False)
+    by_name = {lib.name: lib for lib in manifest.libraries}
+    assert by_name["wikipedia"].path == "wikipedia/wikipedia_en_all_maxi_2026-05.zim"
+    assert by_name["wikipedia"].file == Path("/corpus/wikipedia/wikipedia_en_all_maxi_2026-05.zim")
+    assert {"mdwiki", "devdocs_c", "devdocs_cpp", "devdocs_cmake", "devdocs_python"} <= set(by_name)
+    assert {"stackoverflow", "superuser", "unix", "math"} <= {
+        lib.name for lib in manifest.enabled if lib.adapter == "stackexchange"
+    }
+    assert {lib.adapter for lib in manifest.libraries} == {"mediawiki", "devdocs", "stackexchange"}
+    assert any(not lib.enabled for lib in manifest.libraries)
+
+
+def test_manifest_that_is_not_utf8(tmp_path: Path, root: Path) -> None:
+    config = tmp_path / "corpus.toml"
+    config.write_bytes(b"version = 1\n# caf\xe9\n")
+    with pytest.raises(ConfigError, match=r"corpus.toml cannot be read: .*utf-8"):
+        load_manifest(config, root)
