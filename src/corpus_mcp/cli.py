@@ -12,11 +12,11 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
-from importlib.metadata import PackageNotFoundError, version
 from typing import TextIO
 
 import msgspec
 
+from corpus_mcp import __version__
 from corpus_mcp.config import (
     ENV_VARIABLES,
     LIBRARY_NAME_RULE,
@@ -192,13 +192,6 @@ def list_libraries(manifest: Manifest, out: TextIO) -> int:
 # -- entry point ------------------------------------------------------------------------
 
 
-def _package_version() -> str:
-    try:
-        return version("corpus-mcp")
-    except PackageNotFoundError:
-        return "unknown"
-
-
 def _environment_help() -> str:
     width = max(len(variable.name) for variable in ENV_VARIABLES)
     lines = [
@@ -226,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_environment_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_package_version()}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, summary in (
         ("serve", "open every enabled library and serve MCP on MCP_HOST:MCP_PORT"),
