@@ -20,9 +20,9 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 import msgspec
-from libzim.reader import Archive  # type: ignore[import-untyped]
-from libzim.search import Query, Searcher  # type: ignore[import-untyped]
-from libzim.suggestion import SuggestionSearcher  # type: ignore[import-untyped]
+from libzim.reader import Archive
+from libzim.search import Query, Searcher
+from libzim.suggestion import SuggestionSearcher
 
 Family = Literal["mediawiki", "devdocs", "stackexchange"]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import trio
 
@@ -88,7 +88,10 @@ class ArchiveService:
             _skip_if_abandoned()
             return fn()
 
-        return await trio.to_thread.run_sync(call, limiter=self._limiter, abandon_on_cancel=True)
+        # trio accepts any object with acquire/release_on_behalf_of as a limiter; its
+        # stubs name CapacityLimiter only.
+        limiter = cast(trio.CapacityLimiter, self._limiter)
+        return await trio.to_thread.run_sync(call, limiter=limiter, abandon_on_cancel=True)
 
     async def fulltext(self, query: str, limit: int, offset: int = 0) -> SearchPage:
         return await self.run(lambda: self.reader.fulltext(query, limit, offset))

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from libzim.writer import (  # type: ignore[import-untyped]
+from libzim.writer import (
     Creator,
     Hint,
     IndexData,
