@@ -18,6 +18,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
+from typing import cast
 
 import lxml.etree
 import lxml.html
@@ -55,7 +56,7 @@ async def timed(fn: Callable[[], Awaitable[object]], runs: int) -> list[float]:
 
 def visible_text_chars(html: bytes) -> int:
     """Characters of text a reader of the page sees (scripts, styles and head left out)."""
-    root = lxml.html.document_fromstring(html)
+    root = cast(lxml.html.HtmlElement, lxml.html.document_fromstring(html))
     lxml.etree.strip_elements(root, "script", "style", "head", with_tail=False)
     return len(" ".join(root.text_content().split()))
 
