@@ -1,0 +1,132 @@
+"""Markdown to plain text: a section's content as prose, list and table passages.
+
+Snippets and section hints compare the query with these passages; nothing here knows
+about queries.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+import msgspec
+
+# -- Markdown to plain text -------------------------------------------------------------
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_TABLE_LINE = re.compile(r"^\s*\|")
+_TABLE_RULE = re.compile(r"^[\s|:\-+]+$")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_HEADING = re.compile(r"^\s*#{1,6}\s+")
+_QUOTE = re.compile(r"^\s*>\s?")
+_RULE = re.compile(r"^\s*(?:[-*_]\s*){3,}$")
+_DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.DOTALL)
+_INLINE_MATH = re.compile(r"(?<![\\$\w])\$(?=\S)([^$\n]+?)(?<=\S)\$(?![\w$])")
+_IMAGE = re.compile(r"!\[[^\]]*\]\((?:[^()\s]|\([^()]*\))*(?:\s+\"[^\"]*\")?\)")
+_LINK = re.compile(r"\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+\"[^\"]*\")?\)")
+_REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
+_CITATION = re.compile(r"\[(?:\d+|[a-z]|[a-z]?\s?\d+|note \d+|nb \d+|citation needed)\]", re.I)
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_STRONG = re.compile(r"(?<!\\)\*\*(?=\S)(.+?)(?<=\S)(?<!\\)\*\*")
+_EMPHASIS = re.compile(r"(?<![\\\w*])\*(?=\S)(.+?)(?<=\S)(?<!\\)\*(?![\w*])")
+_HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+_CODE_OPEN, _CODE_CLOSE = "\ue000", "\ue001"
+_STASHED = re.compile(f"{_CODE_OPEN}(\\d+){_CODE_CLOSE}")
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~$<])")
+
+PROSE, LIST, TABLE = "prose", "list", "table"
+
+
+class Passage(msgspec.Struct, frozen=True):
+    """One Markdown block of a section, flattened to plain text."""
+
+    kind: str
+    text: str
+
+
+def flatten_inline(markdown: str, keep_math: Callable[[str], bool] = lambda _: False) -> str:
+    """One line of Markdown as plain text: links to their text, images, citation marks,
+    HTML tags and emphasis markers gone, code spans unwrapped (their text untouched),
+    escapes undone. Inline ``$...$`` math is dropped unless ``keep_math`` accepts its TeX."""
+    codes: list[str] = []
+
+    def stash(match: re.Match[str]) -> str:
+        codes.append(match.group(2).strip())
+        return f"{_CODE_OPEN}{len(codes) - 1}{_CODE_CLOSE}"
+
+    text = _CODE_SPAN.sub(stash, markdown)
+    text = _IMAGE.sub("", text)
+    text = _LINK.sub(r"\1", text)
+    text = _REF_LINK.sub(r"\1", text)
+    text = _CITATION.sub("", text)
+    text = _HTML_TAG.sub("", text)
+    text = _INLINE_MATH.sub(lambda m: m.group(1) if keep_math(m.group(1)) else "", text)
+    text = _STRONG.sub(r"\1", text)
+    text = _EMPHASIS.sub(r"\1", text)
+    text = _ESCAPE.sub(r"\1", text)
+    text = re.sub(r"\s+([,.;:!?)])", r"\1", " ".join(text.split()))
+    text = re.sub(r"\(\s*\)", "", text).strip()
+    return _STASHED.sub(lambda m: codes[int(m.group(1))], text)
+
+
+def passages(markdown: str, keep_math: Callable[[str], bool] = lambda _: False) -> list[Passage]:
+    """The blocks of a section's Markdown as plain-text passages.
+
+    Code fences, display math, headings and rules are left out (never snippet
+    material); tables become ``cell, cell; cell, cell`` without pipes; list items become
+    one list passage per block.
+    """
+    out: list[Passage] = []
+    for block in _blocks(_DISPLAY_MATH.sub("\n\n", markdown)):
+        lines = [line for line in block if not _HEADING.match(line) and not _RULE.match(line)]
+        if not lines:
+            continue
+        if sum(bool(_TABLE_LINE.match(line)) for line in lines) * 2 >= len(lines):
+            text = _flatten_table(lines, keep_math)
+            kind = TABLE
+        elif sum(bool(_LIST_ITEM.match(line)) for line in lines) * 2 >= len(lines):
+            items = (flatten_inline(_LIST_ITEM.sub("", line), keep_math) for line in lines)
+            text = "; ".join(item.rstrip(";") for item in items if item)
+            kind = LIST
+        else:
+            text = flatten_inline(" ".join(_QUOTE.sub("", line) for line in lines), keep_math)
+            kind = PROSE
+        if text:
+            out.append(Passage(kind, text))
+    return out
+
+
+def _blocks(markdown: str) -> list[list[str]]:
+    """Blank-line separated blocks, fenced code blocks dropped whole."""
+    blocks: list[list[str]] = []
+    current: list[str] = []
+    fence: str | None = None
+    for line in markdown.splitlines():
+        opener = _FENCE.match(line)
+        if fence is not None:
+            if opener and opener.group(1) == fence:
+                fence = None
+            continue
+        if opener:
+            fence = opener.group(1)
+        if opener or not line.strip():
+            if current:
+                blocks.append(current)
+            current = []
+            continue
+        current.append(line)
+    if current:
+        blocks.append(current)
+    return blocks
+
+
+def _flatten_table(lines: Sequence[str], keep_math: Callable[[str], bool]) -> str:
+    rows: list[str] = []
+    for line in lines:
+        if _TABLE_RULE.match(line):
+            continue
+        cells = [flatten_inline(cell, keep_math) for cell in line.strip().strip("|").split("|")]
+        row = ", ".join(cell for cell in cells if cell)
+        if row:
+            rows.append(row)
+    return "; ".join(rows)

@@ -1,0 +1,148 @@
+"""Words of queries and titles: tokens, stop and generic words, stems, title keys.
+
+The shared vocabulary of the ranking package: :mod:`.query` builds index queries from
+these tokens, :mod:`.fusion` compares query and titles with them, :mod:`.snippets`
+finds query words in passages with them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+
+def _word_set(text: str) -> frozenset[str]:
+    """A word list written as whitespace-separated text."""
+    return frozenset(text.split())
+
+
+#: English function words and question words: they carry no topic.
+STOP_WORDS = _word_set(
+    """
+    a about above across after again against all along also am among an and any are
+    around as at be because been behind between beyond toward towards within without
+    before being below both but by can cannot could did do does doing done down during
+    each either else ever few for from further had has have having he her here hers him
+    his how i if in into is it its itself just me might more most much must my myself
+    neither no nor not of off on once only onto or other ought our ours out over own
+    per please same shall she should so some such than that the their theirs them then
+    there these they this those through thus to too under until up upon us very via was
+    we were what whatever when whenever where whereas wherever whether which while who
+    whom whose why will with would yet you your yours s t ll re ve d m
+    i'm i've i'd you're it's that's what's there's isn't aren't doesn't don't didn't
+    can't won't wouldn't shouldn't couldn't
+    """
+)
+
+#: Words that survive stop-word removal but say little about the topic; relaxation
+#: drops them before ordinary words.
+GENERIC_WORDS = _word_set(
+    """
+    use used uses using get gets getting got make makes making made work works working
+    way ways best good better new need needs want wants like thing things example
+    examples difference differences different vs versus first last pick picks picked
+    run runs running ran happen happens happened mean means meaning find know possible
+    correct right wrong proper properly simple easy easiest fast quick quickly help
+    question problem issue something anything one two instead still even really actually
+    many several various kind type types tell explain show
+    """
+)
+
+# A token: a run of word characters, optionally joined to more by ``::``, ``.``, ``-`` or
+# an apostrophe (``std::vector``, ``str.join``, ``x-ray``, ``don't``), optionally ending in
+# ``++`` or ``#`` (``c++``, ``c#``). ``\w`` keeps underscores, so ``__init__`` is one token.
+TOKEN = re.compile(r"\w+(?:(?:::|[.\-'])\w+)*(?:\+\+|#(?!\w))?")
+JOINER = re.compile(r"::|[.\-]")
+APOSTROPHES = str.maketrans({"’": "'", "ʼ": "'", "‘": "'"})
+
+# -- query terms ------------------------------------------------------------------------
+
+
+def query_terms(query: str) -> list[str]:
+    """Lower-cased word tokens of ``query`` in order, duplicates kept.
+
+    Identifier-like tokens survive whole (``c++``, ``std::vector``, ``str.join``,
+    ``__init__``, ``x-ray``); lone punctuation and pure-underscore runs are dropped.
+    """
+    text = query.translate(APOSTROPHES)
+    return [
+        match.group().lower()
+        for match in TOKEN.finditer(text)
+        if any(ch.isalnum() for ch in match.group())
+    ]
+
+
+def informative_terms(query: str) -> list[str]:
+    """Distinct query terms minus stop words, in order; all distinct terms when every
+    term is a stop word (a query like "the who" still means something)."""
+    terms = distinct(query_terms(query))
+    kept = [term for term in terms if term not in STOP_WORDS]
+    return kept or terms
+
+
+def topic_terms(query: str) -> list[str]:
+    """Informative terms without generic words ("use", "work", "difference") when any
+    other term remains: what the query is about, for comparing with text."""
+    kept = informative_terms(query)
+    return [term for term in kept if term not in GENERIC_WORDS] or kept
+
+
+def distinct(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+# -- term matching ----------------------------------------------------------------------
+
+
+def stem(word: str) -> str:
+    """A light English suffix stripper, enough to match "methods"/"method",
+    "charles's"/"charles", "classes"/"class", "running"/"run" on both sides of a
+    comparison, "blindness"/"blind". Not linguistics: both sides only need to agree."""
+    if word.endswith("'s"):
+        word = word[:-2]
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if re.search(r"(?:ss|x|z|ch|sh)es$", word):
+        return word[:-2]
+    if word.endswith("ness") and len(word) > 6:
+        return word[:-4]
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            return word[:-1] if word[-1] == word[-2] and word[-1] not in "ls" else word
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def stems_of(term: str) -> set[str]:
+    """Stems a token can match by: its own and, for joined identifiers, its parts'."""
+    out = {stem(term)}
+    parts = [part for part in JOINER.split(term) if part]
+    if len(parts) > 1:
+        out.update(stem(part) for part in parts)
+    return out
+
+
+def term_in(term: str, stems: set[str]) -> bool:
+    """Whether ``term`` occurs among ``stems`` (a joined term needs all its parts)."""
+    if stem(term) in stems:
+        return True
+    parts = [part for part in JOINER.split(term) if part]
+    return len(parts) > 1 and all(stem(part) in stems for part in parts)
+
+
+def stem_set(text: str) -> set[str]:
+    """Every stem the tokens of ``text`` can match by: what :func:`term_in` looks in."""
+    return {root for token in query_terms(text) for root in stems_of(token)}
+
+
+# -- titles -----------------------------------------------------------------------------
+
+
+def title_key(text: str) -> str:
+    """Case-, accent-, underscore- and punctuation-insensitive form of a title."""
+    decomposed = unicodedata.normalize("NFKD", text.replace("_", " "))
+    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+    return " ".join(re.sub(r"[^\w+#]+", " ", bare).replace("_", " ").split())

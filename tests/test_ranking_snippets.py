@@ -1,0 +1,225 @@
+"""Markdown passages, snippets and section hints on a hand-made document."""
+
+from __future__ import annotations
+
+from corpus_mcp.document import Document, Section
+from corpus_mcp.ranking import (
+    ELLIPSIS,
+    flatten_inline,
+    passages,
+    section_hints,
+    snippet,
+)
+
+# -- snippets and hints -----------------------------------------------------------------
+
+LEAD = (
+    "![portrait](../I/ray.jpg)\n\n"
+    "| Born | September 23, 1930, Albany, Georgia |\n| --- | --- |\n"
+    "| Genres | Soul, rhythm and blues, gospel |\n\n"
+    "**Ray Charles Robinson** (September 23, 1930 – June 10, 2004) was an American "
+    "singer, songwriter and pianist[1]. He is often referred to as *The Genius*. "
+    "Charles was blind from the age of seven, and he pioneered the soul music genre "
+    "during the 1950s by combining blues, jazz, rhythm and blues, and gospel styles "
+    "into the music he recorded for [Atlantic Records](Atlantic_Records)."
+)
+EARLY_LIFE = (
+    "Ray Charles Robinson was the son of Bailey Robinson, a laborer, and Aretha Williams. "
+    "The family moved to Greenville, Florida, when he was an infant. He showed a musical "
+    "curiosity at an early age at Wylie Pitman's Red Wing Cafe, where Pitman played boogie "
+    "woogie on an old upright piano and taught him to play. Charles started to lose his "
+    "sight at the age of five and he went completely blind by the age of seven, apparently "
+    "as a result of glaucoma, for which no treatment was available in the rural South at "
+    "the time. He attended school at the Florida School for the Deaf and the Blind in St. "
+    "Augustine from 1937 to 1945, where he developed his musical talent and learned to "
+    "read braille music. During this time he performed on the radio and at school concerts."
+)
+CAREER = (
+    "Charles moved to Seattle in 1947, where he soon recorded his first hits.\n\n"
+    "```python\nglaucoma = True\n```\n\n"
+    "$$\\int_0^1 x\\,dx$$\n\n"
+    "- Single: *Confession Blues* (1949)\n- Album: **The Great Ray Charles** (1957)"
+)
+
+
+def _document() -> Document:
+    return Document(
+        path="Ray_Charles",
+        title="Ray Charles",
+        kind="article",
+        sections=[
+            Section(id="", title="Ray Charles", level=1, content=LEAD),
+            Section(id="Early_life", title="Early life", level=2, content=EARLY_LIFE),
+            Section(
+                id="Career",
+                title="Career",
+                level=2,
+                content=CAREER,
+                children=[
+                    Section(
+                        id="Atlantic_Records",
+                        title="Atlantic Records",
+                        level=3,
+                        content="In 1952 Atlantic Records bought his contract; his "
+                        "Atlantic recordings of 1954 mixed gospel and rhythm and blues.",
+                    )
+                ],
+            ),
+            Section(
+                id="See_also",
+                title="See also",
+                level=2,
+                content="- Glaucoma and blindness: blind musicians who had glaucoma",
+            ),
+            Section(
+                id="References",
+                title="Sources cited",
+                level=2,
+                reference=True,
+                content="1. Glaucoma glaucoma glaucoma blind blindness, *Journal*, 1990.",
+            ),
+        ],
+    )
+
+
+def _plain_text(document: Document) -> str:
+    return " ".join(
+        passage.text
+        for section in [
+            *document.sections,
+            *(child for section in document.sections for child in section.children),
+        ]
+        for passage in passages(section.content)
+    )
+
+
+def _assert_clean_cut(text: str, document: Document, max_chars: int = 300) -> str:
+    """The snippet is short, free of Markdown debris, and cut at whole words of the
+    document's plain text."""
+    assert 0 < len(text) <= max_chars
+    for debris in ("|", "**", "#", "```", "$", "](", "![", "[1]"):
+        assert debris not in text, (debris, text)
+    body = text.removeprefix(ELLIPSIS).removesuffix(ELLIPSIS)
+    plain = _plain_text(document)
+    at = plain.find(body)
+    assert at >= 0, text
+    assert at == 0 or plain[at - 1] == " "
+    after = plain[at + len(body) : at + len(body) + 1]
+    assert after in {"", " ", ",", ";", ":"}
+    return body
+
+
+def test_flatten_inline_keeps_code_and_drops_markup() -> None:
+    markdown = (
+        "Use [`str.join()`](#str.join) on `x[0]`, **not** *this*[1] "
+        r"\_\_init\_\_ $\alpha$ <sup>2</sup> ![i](a.png) "
+        '[Python](Python_(language) "t").'
+    )
+    assert flatten_inline(markdown) == "Use str.join() on x[0], not this __init__ 2 Python."
+    assert flatten_inline(r"area $\pi r^2$", keep_math=lambda tex: "pi" in tex) == r"area \pi r^2"
+
+
+def test_passages_classify_blocks() -> None:
+    markdown = (
+        "# Head\n\n| a | b |\n|---|---|\n| c | d |\n\n- one\n- two\n\n```\ncode\n```\n\nText."
+    )
+    assert [(p.kind, p.text) for p in passages(markdown)] == [
+        ("table", "a, b; c, d"),
+        ("list", "one; two"),
+        ("prose", "Text."),
+    ]
+
+
+def test_snippet_is_centred_on_the_query_terms() -> None:
+    document = _document()
+    text = snippet("glaucoma treatment", document)
+    body = _assert_clean_cut(text, document)
+    assert "glaucoma" in body and "treatment" in body
+    assert 200 <= len(text) <= 300
+    assert text.endswith(ELLIPSIS)
+    assert text.startswith(ELLIPSIS + "Charles started to lose his sight")
+
+
+def test_snippet_respects_max_chars() -> None:
+    document = _document()
+    for limit in (80, 150, 300, 500):
+        text = snippet("braille music radio", document, max_chars=limit)
+        assert len(text) <= limit
+        assert "braille" in text
+
+
+def test_snippet_prefers_prose_over_infobox_rows() -> None:
+    document = _document()
+    text = snippet("gospel rhythm", document)
+    _assert_clean_cut(text, document)
+    assert "Genres" not in text
+    assert "gospel" in text
+
+
+def test_snippet_prefers_passages_naming_every_term() -> None:
+    document = _document()
+    text = snippet("Confession Blues", document)
+    assert text == "Single: Confession Blues (1949); Album: The Great Ray Charles (1957)"
+
+
+def test_snippet_falls_back_to_the_lead_prose() -> None:
+    document = _document()
+    text = snippet("quantum chromodynamics", document)
+    assert text.startswith("Ray Charles Robinson (September 23, 1930 – June 10, 2004) was")
+    assert len(text) <= 300 and text.endswith(ELLIPSIS)
+    _assert_clean_cut(text, document)
+
+
+def test_snippet_skips_code_math_and_reference_sections() -> None:
+    document = _document()
+    text = snippet("glaucoma", document)
+    assert "glaucoma" in text and "Journal" not in text and "= True" not in text
+    assert "int_0" not in snippet("int dx", document)
+
+
+def test_snippet_of_a_short_document_is_whole() -> None:
+    document = Document(
+        path="x",
+        title="X",
+        kind="documentation",
+        sections=[Section(id="", title="X", level=1, content="Returns the `len` of **x**.")],
+    )
+    assert snippet("len", document) == "Returns the len of x."
+    empty = Document(path="y", title="Y", kind="article", sections=[])
+    assert snippet("len", empty) == ""
+
+
+def test_section_hints_find_matching_sections() -> None:
+    document = _document()
+    assert section_hints("ray charles glaucoma blindness", document) == [
+        ("Early_life", "Early life")
+    ]
+    assert section_hints("Atlantic Records contract", document)[0] == (
+        "Atlantic_Records",
+        "Atlantic Records",
+    )
+
+
+def test_section_hints_weigh_titles_over_content() -> None:
+    document = _document()
+    hints = section_hints("early career", document)
+    assert hints == [("Early_life", "Early life"), ("Career", "Career")]
+    assert section_hints("early career", document, limit=1) == [("Early_life", "Early life")]
+
+
+def test_section_hints_are_empty_for_unrelated_or_whole_document_queries() -> None:
+    document = _document()
+    assert section_hints("quantum chromodynamics", document) == []
+    assert section_hints("ray charles", document) == []
+    assert section_hints("the", document) == []
+    assert section_hints("glaucoma", document, limit=0) == []
+
+
+def test_section_hints_never_offer_references_or_the_lead() -> None:
+    document = _document()
+    ids = {
+        hint[0]
+        for query in ("glaucoma", "blind", "soul genius")
+        for hint in section_hints(query, document)
+    }
+    assert not ids & {"", "See_also", "References"}
