@@ -286,6 +286,21 @@ def test_flat_layout_tree_and_junk() -> None:
     assert not any(s.reference for s in walk(doc.sections) if s.id != "References")
 
 
+def test_bare_text_between_blocks_is_rendered_once() -> None:
+    html = (
+        b'<html><body><div id="mw-content-text"><div class="mw-parser-output">'
+        b'<table class="infobox"><tr><th>Specialty</th><td>Endocrinology</td></tr></table>'
+        b"<b>Diabetes mellitus</b>, commonly known as <b>diabetes</b>, is a disease."
+        b'<p>Second paragraph.</p><div class="mw-heading mw-heading2"><h2 id="Types">Types</h2>'
+        b"</div>Loose text <i>after</i> a heading.<p>Body.</p></div></div></body></html>"
+    )
+    doc = MediaWikiAdapter().parse("Diabetes", "Diabetes", html)
+    lead = doc.sections[0].content
+    assert lead.count("commonly known as") == 1
+    assert "**Diabetes mellitus**, commonly known as **diabetes**, is a disease." in lead
+    assert doc.sections[1].content.count("Loose text") == 1
+
+
 def test_parsoid_negative_sections_fold_into_parent() -> None:
     doc = parse_sample("parsoid_sections")
     assert ids(doc) == ["", "Etymology", "Cha", "Etymology_2", "Notes"]

@@ -381,11 +381,10 @@ def _render(nodes: list[HtmlElement | str]) -> str:
             else:
                 wrapper.text = (wrapper.text or "") + node
         else:
-            tail = node.tail
+            # The stream yields each element's tail as its own string item, so the
+            # element goes in without it (keeping it would render the text twice).
             wrapper.append(node)
             node.tail = None
-            if tail and tail.strip():
-                node.tail = tail
     return to_markdown(wrapper)
 
 
