@@ -1,0 +1,91 @@
+"""Strict validation of tool arguments: the single place where agent input is checked.
+
+The low-level MCP server does not validate ``arguments`` against the input schema, so
+every call goes through here before the corpus sees it. msgspec checks the shape
+(unknown keys, types, required fields, the schema's bounds; ``true`` is not an int);
+the semantic rules the schema cannot express follow. Every failure is a
+``CorpusError("invalid_arguments")`` whose message names the field and shows a
+correct call, because its reader is an agent that will retry.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+import msgspec
+
+from corpus_mcp.config import Settings
+from corpus_mcp.errors import CorpusError
+from corpus_mcp.ranking import MAX_QUERY_CHARS
+from corpus_mcp.server.tools import FetchArgs, SearchArgs
+
+_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
+
+_SEARCH_EXAMPLE = '{"query": "how to cancel a task in trio", "limit": 5}'
+_FETCH_EXAMPLE = '{"ref": "<a ref from search, unchanged>", "sections": ["<section id>"]}'
+
+ArgsT = TypeVar("ArgsT", SearchArgs, FetchArgs)
+
+
+class SearchRequest(msgspec.Struct, frozen=True):
+    """Validated ``search`` arguments, ready for ``Corpus.search``."""
+
+    query: str
+    limit: int
+
+
+class FetchRequest(msgspec.Struct, frozen=True):
+    """Validated ``fetch`` arguments, ready for ``Corpus.fetch``."""
+
+    ref: str
+    sections: list[str] | None
+
+
+def _invalid(tool: str, problem: str, example: str) -> CorpusError:
+    return CorpusError(
+        "invalid_arguments", f"Invalid arguments for {tool}: {problem}. Example: {example}"
+    )
+
+
+def _convert(
+    tool: str, arguments: Mapping[str, Any] | None, shape: type[ArgsT], example: str
+) -> ArgsT:
+    """``arguments`` as the tool's argument Struct, or ``invalid_arguments``."""
+    try:
+        return msgspec.convert(dict(arguments or {}), shape)
+    except msgspec.ValidationError as exc:
+        raise _invalid(tool, str(exc), example) from None
+
+
+def clean_query(raw: str) -> str:
+    """The query with control characters turned into spaces and outer spaces removed."""
+    return _CONTROL_CHARS.sub(" ", raw).strip()
+
+
+def validate_search(arguments: Mapping[str, Any] | None, settings: Settings) -> SearchRequest:
+    """Check ``search`` arguments; a limit above ``search_max_limit`` is lowered to it."""
+    args = _convert("search", arguments, SearchArgs, _SEARCH_EXAMPLE)
+    query = clean_query(args.query)
+    if not query:
+        raise _invalid("search", "`query` is empty; give some keywords", _SEARCH_EXAMPLE)
+    if len(query) > MAX_QUERY_CHARS:
+        raise _invalid(
+            "search",
+            f"`query` has {len(query)} characters, more than {MAX_QUERY_CHARS}; "
+            "use a few keywords instead of a passage",
+            _SEARCH_EXAMPLE,
+        )
+    limit = settings.search_limit if args.limit is msgspec.UNSET else args.limit
+    return SearchRequest(query=query, limit=min(limit, settings.search_max_limit))
+
+
+def validate_fetch(arguments: Mapping[str, Any] | None) -> FetchRequest:
+    """Check ``fetch`` arguments; an empty ``sections`` list means the whole document.
+
+    Whether the ref is well formed and exists is the corpus's to say.
+    """
+    args = _convert("fetch", arguments, FetchArgs, _FETCH_EXAMPLE)
+    sections = None if args.sections is msgspec.UNSET or not args.sections else args.sections
+    return FetchRequest(ref=args.ref, sections=sections)

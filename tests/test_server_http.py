@@ -1,0 +1,550 @@
+"""The MCP surface over real HTTP (hypercorn on a free port) with a scripted corpus.
+
+A fake corpus keeps these tests about the server: the tool list and its schemas, how
+arguments, results and errors cross the wire in both protocol eras, and the HTTP
+guards (Host/Origin, body size, malformed JSON-RPC, health). The same surface over
+the real demo corpus is in ``test_server_e2e.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from functools import partial
+from typing import Any
+
+import httpx
+import mcp_types as types
+import msgspec
+import pytest
+import trio
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+
+from corpus_mcp.config import Settings, load_settings
+from corpus_mcp.errors import CorpusError
+from corpus_mcp.server import serve
+from corpus_mcp.wire import (
+    AvailableSection,
+    FetchedSection,
+    FetchOutput,
+    SearchOutput,
+    SearchResult,
+    SectionRef,
+)
+
+MODES = ["auto", "legacy"]
+JSON_HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+LEGACY_CALL = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {"name": "search", "arguments": {"query": "trio"}},
+}
+SECRET = "/srv/secret/archive.zim"
+
+
+class FakeCorpus:
+    """A scripted corpus: ``limit`` results per search, errors on request, calls recorded."""
+
+    libraries = ("wiki", "docs")
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Any, Any]] = []
+
+    async def search(self, query: str, limit: int) -> SearchOutput:
+        self.calls.append(("search", query, limit))
+        if query == "explode":
+            raise RuntimeError(f"cannot read {SECRET}")
+        results = [
+            SearchResult(
+                ref=f"corpus://wiki/Article_{n}",
+                library="wiki",
+                kind="article",
+                title=f"Article {n}",
+                snapshot="2024-01",
+                snippet=f"About {query}",
+                relevant_sections=[SectionRef(id="History", title="History")],
+            )
+            for n in range(limit)
+        ]
+        return SearchOutput(query=query, results=results)
+
+    async def fetch(self, ref: str, sections: list[str] | None) -> FetchOutput:
+        self.calls.append(("fetch", ref, sections))
+        if ref.startswith("error:"):
+            code: Any = ref.removeprefix("error:")
+            raise CorpusError(code, f"scripted {code}", ref=ref)
+        chosen = sections or ["Lead", "History"]
+        return FetchOutput(
+            ref=ref,
+            library="wiki",
+            kind="article",
+            title="Article",
+            snapshot=None,
+            sections=[
+                FetchedSection(id=s, title=s, level=2, content=f"Text of {s}.") for s in chosen
+            ],
+            available_sections=[
+                AvailableSection("Lead", "Lead", 1),
+                AvailableSection("History", "History", 2),
+            ],
+            truncated=False,
+        )
+
+
+class Served(msgspec.Struct):
+    base: str
+    port: int
+    corpus: FakeCorpus
+
+    @property
+    def url(self) -> str:
+        return self.base + "/mcp"
+
+
+def make_settings(**environ: str) -> Settings:
+    settings = load_settings({"MCP_HOST": "127.0.0.1", "SEARCH_LIMIT": "3", **environ})
+    return msgspec.structs.replace(settings, mcp_port=0)
+
+
+async def start(nursery: trio.Nursery, settings: Settings) -> Served:
+    corpus = FakeCorpus()
+    binds = await nursery.start(
+        partial(serve, corpus, settings, shutdown_trigger=trio.sleep_forever)
+    )
+    base = binds[0]
+    return Served(base=base, port=int(base.rsplit(":", 1)[1]), corpus=corpus)
+
+
+@pytest.fixture
+async def served(nursery: trio.Nursery) -> Served:
+    return await start(nursery, make_settings(MCP_ALLOWED_HOSTS="mcp.internal:8000"))
+
+
+@pytest.fixture
+async def http(served: Served) -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(base_url=served.base) as client:
+        yield client
+
+
+def _structure(schema: Any) -> Any:
+    """A schema without its prose (titles, descriptions): what the regression pins."""
+    if isinstance(schema, list):
+        return [_structure(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    kept = {k: _structure(v) for k, v in schema.items() if k not in ("title", "description")}
+    for named in ("properties", "$defs"):  # keys here are names, not keywords
+        if named in schema:
+            kept[named] = {name: _structure(sub) for name, sub in schema[named].items()}
+    return kept
+
+
+SEARCH_INPUT = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "maxLength": 500, "minLength": 1},
+        "limit": {"type": "integer", "minimum": 1, "default": 3},
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+FETCH_INPUT = {
+    "type": "object",
+    "properties": {
+        "ref": {"type": "string", "maxLength": 2048, "minLength": 1},
+        "sections": {
+            "type": "array",
+            "items": {"type": "string", "maxLength": 512},
+            "maxItems": 64,
+        },
+    },
+    "required": ["ref"],
+    "additionalProperties": False,
+}
+KIND = {"enum": ["article", "documentation", "thread"]}
+NULLABLE_STRING = {"anyOf": [{"type": "string"}, {"type": "null"}]}
+SEARCH_OUTPUT = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string"},
+        "results": {"type": "array", "items": {"$ref": "#/$defs/SearchResult"}},
+        "partial": {"type": "boolean", "default": False},
+        "unavailable_libraries": {"type": "array", "items": {"type": "string"}, "default": []},
+    },
+    "required": ["query", "results"],
+    "$defs": {
+        "SearchResult": {
+            "type": "object",
+            "properties": {
+                "ref": {"type": "string"},
+                "library": {"type": "string"},
+                "kind": KIND,
+                "title": {"type": "string"},
+                "snapshot": NULLABLE_STRING,
+                "snippet": {"type": "string"},
+                "relevant_sections": {"type": "array", "items": {"$ref": "#/$defs/SectionRef"}},
+            },
+            "required": [
+                "ref",
+                "library",
+                "kind",
+                "title",
+                "snapshot",
+                "snippet",
+                "relevant_sections",
+            ],
+        },
+        "SectionRef": {
+            "type": "object",
+            "properties": {"id": {"type": "string"}, "title": {"type": "string"}},
+            "required": ["id", "title"],
+        },
+    },
+}
+METADATA_VALUE = {
+    "anyOf": [
+        {"type": "string"},
+        {"type": "integer"},
+        {"type": "boolean"},
+        {"type": "array", "items": {"type": "string"}},
+    ]
+}
+FETCH_OUTPUT = {
+    "type": "object",
+    "properties": {
+        "ref": {"type": "string"},
+        "library": {"type": "string"},
+        "kind": KIND,
+        "title": {"type": "string"},
+        "snapshot": NULLABLE_STRING,
+        "sections": {"type": "array", "items": {"$ref": "#/$defs/FetchedSection"}},
+        "available_sections": {"type": "array", "items": {"$ref": "#/$defs/AvailableSection"}},
+        "truncated": {"type": "boolean"},
+    },
+    "required": [
+        "ref",
+        "library",
+        "kind",
+        "title",
+        "snapshot",
+        "sections",
+        "available_sections",
+        "truncated",
+    ],
+    "$defs": {
+        "FetchedSection": {
+            "type": "object",
+            "properties": {
+                "id": {"type": "string"},
+                "title": {"type": "string"},
+                "level": {"type": "integer"},
+                "content": {"type": "string"},
+                "metadata": {
+                    "anyOf": [
+                        {"type": "object", "additionalProperties": METADATA_VALUE},
+                        {"type": "null"},
+                    ],
+                    "default": None,
+                },
+            },
+            "required": ["id", "title", "level", "content"],
+        },
+        "AvailableSection": {
+            "type": "object",
+            "properties": {
+                "id": {"type": "string"},
+                "title": {"type": "string"},
+                "level": {"type": "integer"},
+            },
+            "required": ["id", "title", "level"],
+        },
+    },
+}
+
+
+# -- the MCP surface ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_surface_is_two_tools_and_nothing_else(served: Served, mode: Any) -> None:
+    async with Client(served.url, mode=mode) as client:
+        capabilities = client.server_capabilities
+        assert capabilities is not None
+        assert capabilities.tools is not None
+        assert capabilities.prompts is None
+        assert capabilities.resources is None
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        for method in (client.list_prompts, client.list_resources):
+            with pytest.raises(MCPError) as caught:
+                await method()
+            assert caught.value.code == types.METHOD_NOT_FOUND
+    assert list(tools) == ["search", "fetch"]
+    pinned = {
+        "search": (SEARCH_INPUT, SEARCH_OUTPUT),
+        "fetch": (FETCH_INPUT, FETCH_OUTPUT),
+    }
+    for name, (input_schema, output_schema) in pinned.items():
+        tool = tools[name]
+        assert _structure(tool.input_schema) == input_schema
+        assert _structure(tool.output_schema) == output_schema
+        assert tool.title
+        assert tool.annotations is not None
+        assert tool.annotations.read_only_hint is True
+        assert tool.annotations.idempotent_hint is True
+        assert tool.annotations.open_world_hint is False
+
+
+async def test_descriptions_teach_the_workflow_and_the_errors(served: Served) -> None:
+    async with Client(served.url) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    search, fetch = tools["search"].description or "", tools["fetch"].description or ""
+    assert "wiki, docs" in search  # the libraries served
+    assert "relevant_sections" in search
+    assert "`fetch`" in search
+    assert "opaque" in fetch
+    assert "available_sections" in fetch
+    for description in (search, fetch):
+        for code in (
+            "invalid_arguments",
+            "invalid_ref",
+            "not_found",
+            "section_not_found",
+            "internal_error",
+        ):
+            assert code in description
+
+
+# -- calls --------------------------------------------------------------------------
+
+
+def _same_json(result: types.CallToolResult) -> dict[str, Any]:
+    """The structured content, after checking the text content carries the same JSON."""
+    assert not result.is_error
+    assert result.structured_content is not None
+    [text] = result.content
+    assert isinstance(text, types.TextContent)
+    structured: dict[str, Any] = result.structured_content
+    assert json.loads(text.text) == structured
+    return structured
+
+
+def _error(result: types.CallToolResult) -> dict[str, Any]:
+    """The error payload of an ``isError`` result: JSON text, no structured content.
+
+    Structured content must match the success output schema (the TypeScript client
+    enforces it even on errors), so errors travel as text only.
+    """
+    assert result.is_error
+    assert result.structured_content is None
+    [text] = result.content
+    assert isinstance(text, types.TextContent)
+    payload: dict[str, Any] = json.loads(text.text)
+    return payload
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_search_then_fetch_a_hinted_section(served: Served, mode: Any) -> None:
+    async with Client(served.url, mode=mode) as client:
+        found = await client.call_tool("search", {"query": "  the\x00 trio  ", "limit": 2})
+        results = _same_json(found)["results"]
+        assert len(results) == 2
+        hit = results[0]
+        section = hit["relevant_sections"][0]["id"]
+        fetched = await client.call_tool("fetch", {"ref": hit["ref"], "sections": [section]})
+    document = _same_json(fetched)
+    assert [s["id"] for s in document["sections"]] == ["History"]
+    assert served.corpus.calls == [
+        ("search", "the  trio", 2),
+        ("fetch", "corpus://wiki/Article_0", ["History"]),
+    ]
+
+
+async def test_limit_defaults_and_is_clamped(served: Served) -> None:
+    async with Client(served.url) as client:
+        default = await client.call_tool("search", {"query": "trio"})
+        clamped = await client.call_tool("search", {"query": "trio", "limit": 1000})
+    assert len(_same_json(default)["results"]) == 3
+    assert len(_same_json(clamped)["results"]) == 10
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("code", ["invalid_ref", "not_found", "section_not_found"])
+async def test_corpus_errors_are_tool_results(served: Served, mode: Any, code: str) -> None:
+    async with Client(served.url, mode=mode) as client:
+        result = await client.call_tool("fetch", {"ref": f"error:{code}"})
+    assert _error(result) == {
+        "error": code,
+        "message": f"scripted {code}",
+        "ref": f"error:{code}",
+    }
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("search", {}),
+        ("search", {"query": "   "}),
+        ("search", {"query": "trio", "limit": True}),
+        ("search", {"query": "trio", "limit": 0}),
+        ("search", {"query": "trio", "extra": 1}),
+        ("fetch", {"ref": 3}),
+        ("fetch", {"ref": "corpus://wiki/A", "sections": ["s"] * 65}),
+    ],
+)
+async def test_invalid_arguments_never_reach_the_corpus(
+    served: Served, tool: str, arguments: dict[str, Any]
+) -> None:
+    async with Client(served.url) as client:
+        result = await client.call_tool(tool, arguments)
+    payload = _error(result)
+    assert payload["error"] == "invalid_arguments"
+    assert payload["message"].startswith(f"Invalid arguments for {tool}")
+    assert served.corpus.calls == []
+
+
+async def test_unexpected_failure_is_a_generic_internal_error(
+    served: Served, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="corpus_mcp.server")
+    async with Client(served.url) as client:
+        result = await client.call_tool("search", {"query": "explode"})
+    payload = _error(result)
+    assert payload["error"] == "internal_error"
+    assert SECRET not in json.dumps(payload)
+    [failure] = [r.exc_info for r in caplog.records if r.exc_info]
+    assert failure is not None
+    assert SECRET in str(failure[1])  # the cause stays in the server log
+    assert "outcome=internal_error" in caplog.text
+
+
+async def test_unknown_tool_is_a_protocol_error(served: Served) -> None:
+    async with Client(served.url) as client:
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("read", {"ref": "x"})
+    assert caught.value.code == types.INVALID_PARAMS
+    assert "search" in caught.value.message
+
+
+# -- logging ------------------------------------------------------------------------
+
+
+def _tool_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "corpus_mcp.server" and r.getMessage().startswith("tool=")
+    ]
+
+
+async def test_one_log_line_per_call_with_queries(
+    served: Served, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="corpus_mcp.server")
+    async with Client(served.url) as client:
+        await client.call_tool("search", {"query": "needle words"})
+        await client.call_tool("fetch", {"ref": "error:not_found"})
+    search_line, fetch_line = _tool_lines(caplog)
+    assert "tool=search outcome=ok" in search_line
+    assert '"needle words"' in search_line
+    assert "results=3" in search_line
+    assert "ms=" in search_line
+    assert "tool=fetch outcome=not_found" in fetch_line
+    assert "error:not_found" in fetch_line
+
+
+async def test_log_queries_off_keeps_queries_and_refs_out(
+    nursery: trio.Nursery, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="corpus_mcp.server")
+    served = await start(nursery, make_settings(LOG_QUERIES="false"))
+    async with Client(served.url) as client:
+        await client.call_tool("search", {"query": "needle words"})
+        await client.call_tool("fetch", {"ref": "corpus://wiki/Secret_page"})
+        await client.call_tool("fetch", {"ref": "error:not_found"})
+    lines = _tool_lines(caplog)
+    assert len(lines) == 3
+    assert "needle" not in caplog.text
+    assert "Secret_page" not in caplog.text
+    assert "error:not_found" not in caplog.text
+    assert "results=3" in lines[0]
+
+
+# -- HTTP guards --------------------------------------------------------------------
+
+
+async def test_health(http: httpx.AsyncClient) -> None:
+    response = await http.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "libraries": 2}
+    assert (await http.head("/healthz")).status_code == 200
+    assert (await http.post("/healthz")).status_code == 405
+    assert (await http.get("/healthz", headers={"host": "evil.example"})).status_code == 421
+    assert (
+        await http.get("/healthz", headers={"origin": "http://evil.example"})
+    ).status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({"host": "evil.example"}, 421),
+        ({"host": "evil.example:{port}"}, 421),
+        ({"host": "127.0.0.1"}, 421),  # no port: not on the list
+        ({"host": "127.0.0.1:1"}, 421),  # another port
+        ({"origin": "http://evil.example"}, 403),
+        ({"origin": "http://127.0.0.1:1"}, 403),
+        ({"host": "localhost:{port}", "origin": "http://localhost:{port}"}, 200),
+        ({"host": "[::1]:{port}", "origin": "http://[::1]:{port}"}, 200),
+        ({"host": "mcp.internal:8000"}, 200),  # MCP_ALLOWED_HOSTS
+        ({"origin": "http://127.0.0.1:{port}"}, 200),
+    ],
+)
+async def test_host_and_origin(
+    served: Served, http: httpx.AsyncClient, headers: dict[str, str], status: int
+) -> None:
+    headers = {k: v.format(port=served.port) for k, v in headers.items()}
+    response = await http.post("/mcp", headers={**JSON_HEADERS, **headers}, json=LEGACY_CALL)
+    assert response.status_code == status
+    assert (status == 200) == (served.corpus.calls == [("search", "trio", 3)])
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        (b"{not json", types.PARSE_ERROR),
+        (b'{"jsonrpc": "2.0", "id": 1}', types.INVALID_PARAMS),
+        (b"[]", types.INVALID_PARAMS),
+        (b'"tools/call"', types.INVALID_PARAMS),
+    ],
+)
+async def test_malformed_json_rpc(http: httpx.AsyncClient, body: bytes, code: int) -> None:
+    response = await http.post("/mcp", headers=JSON_HEADERS, content=body)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == code
+    assert (await http.post("/mcp", headers=JSON_HEADERS, json=LEGACY_CALL)).status_code == 200
+
+
+async def test_wrong_content_type_and_get_stream_are_refused(http: httpx.AsyncClient) -> None:
+    as_text = {**JSON_HEADERS, "content-type": "text/plain"}
+    assert (await http.post("/mcp", headers=as_text, json=LEGACY_CALL)).status_code == 400
+    get = await http.get("/mcp", headers={"accept": "text/event-stream"})
+    assert get.status_code == 405
+    assert get.headers["allow"] == "POST"
+
+
+async def _chunks(size: int) -> AsyncIterator[bytes]:
+    for _ in range(size // 8192):
+        yield b" " * 8192
+
+
+async def test_oversized_bodies_get_413(served: Served, http: httpx.AsyncClient) -> None:
+    padded = json.dumps({**LEGACY_CALL, "padding": "x" * 70_000}).encode()
+    declared = await http.post("/mcp", headers=JSON_HEADERS, content=padded)
+    assert declared.status_code == 413
+    streamed = await http.post("/mcp", headers=JSON_HEADERS, content=_chunks(128 * 1024))
+    assert streamed.status_code == 413
+    assert served.corpus.calls == []
+    assert (await http.post("/mcp", headers=JSON_HEADERS, json=LEGACY_CALL)).status_code == 200

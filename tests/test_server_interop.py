@@ -1,0 +1,95 @@
+"""Interoperability: the official TypeScript MCP SDK client against our real server.
+
+A client nobody here wrote lists the tools and calls both of them over HTTP; the SDK
+validates every structured result against the advertised output schema, so a schema
+and result that only our own Python tests agree on would fail here. Needs Node and
+``npm ci --prefix tests/interop``; skips, saying so, when either is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+import trio
+
+from corpus_mcp.config import load_manifest, load_settings
+from corpus_mcp.server import serve
+
+INTEROP = Path(__file__).parent / "interop"
+NODE = shutil.which("node")
+GOOD_ZIM = "wikipedia_en_ray_charles_novid_2018-10.zim"
+"""Full articles with sections, so search hints at some and fetch can select them."""
+
+pytestmark = [
+    pytest.mark.skipif(NODE is None, reason="node is not installed"),
+    pytest.mark.skipif(
+        not (INTEROP / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir(),
+        reason="TypeScript SDK not installed: run `npm ci --prefix tests/interop`",
+    ),
+]
+
+
+async def _run_client(url: str, query: str) -> dict[str, Any]:
+    assert NODE is not None
+    done = await trio.run_process(
+        [NODE, str(INTEROP / "client.mjs"), url, query],
+        capture_stdout=True,
+        capture_stderr=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    output: dict[str, Any] = json.loads(done.stdout)
+    return output
+
+
+async def test_typescript_client_lists_and_calls_both_tools(
+    shared_zims: Path, tmp_path: Path, nursery: trio.Nursery
+) -> None:
+    from corpus_mcp.corpus import open_corpus  # noqa: PLC0415 (the real corpus)
+
+    shutil.copyfile(shared_zims / GOOD_ZIM, tmp_path / "wiki.zim")
+    (tmp_path / "corpus.toml").write_text(
+        'version = 1\n[[library]]\nname = "wiki"\npath = "wiki.zim"\nadapter = "mediawiki"\n'
+    )
+    settings = load_settings(
+        {
+            "CORPUS_ROOT": str(tmp_path),
+            "CORPUS_CONFIG": str(tmp_path / "corpus.toml"),
+            "MCP_HOST": "127.0.0.1",
+        }
+    )
+    settings = msgspec.structs.replace(settings, mcp_port=0)
+    manifest = load_manifest(settings.corpus_config, settings.corpus_root)
+    async with open_corpus(settings, manifest) as corpus:
+        stop = trio.Event()
+        binds = await nursery.start(partial(serve, corpus, settings, shutdown_trigger=stop.wait))
+        output = await _run_client(binds[0] + "/mcp", "Ray Charles early life")
+        stop.set()
+
+    assert [tool["name"] for tool in output["tools"]] == ["search", "fetch"]
+    assert all(tool["hasOutputSchema"] for tool in output["tools"])
+    assert all(tool["annotations"]["readOnlyHint"] for tool in output["tools"])
+    assert set(output["serverCapabilities"]) == {"tools"}
+
+    search = output["search"]
+    assert search["isError"] is False
+    results = search["structuredContent"]["results"]
+    assert results
+    assert results[0]["library"] == "wiki"
+
+    fetched = output["fetch"]
+    assert fetched["isError"] is False
+    document = fetched["structuredContent"]
+    assert document["ref"] == output["fetchedRef"]
+    assert output["hinted"]
+    assert [section["id"] for section in document["sections"]] == output["hinted"]
+
+    invalid = output["invalid"]
+    assert invalid["isError"] is True
+    assert json.loads(invalid["text"])["error"] == "invalid_arguments"
