@@ -16,3 +16,14 @@ def shared_zims() -> Path:
     if not (SHARED_ZIMS / "wikipedia_en_100_mini_2022-10.zim").is_file():
         pytest.skip(f"real archives not present at {SHARED_ZIMS}")
     return SHARED_ZIMS
+
+
+@pytest.fixture(scope="session")
+def demo_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo corpus (every family's fixture archive), built once per session.
+
+    Returns the manifest path; the archives sit next to it under their relative paths.
+    """
+    from corpus_mcp.demo import build_demo_corpus
+
+    return build_demo_corpus(tmp_path_factory.mktemp("demo-corpus"))
