@@ -61,7 +61,15 @@ else
 	$(LOCAL_ENV) $(BIN)/corpus-mcp list
 endif
 
-test: $(STAMP)
+# The interoperability test drives the server with the TypeScript MCP SDK (needs Node).
+INTEROP := tests/interop/node_modules/.package-lock.json
+
+$(INTEROP): tests/interop/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  npm ci --prefix tests/interop --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: the TypeScript SDK interoperability test will be skipped"; fi
+
+test: $(STAMP) $(INTEROP)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
