@@ -47,7 +47,13 @@ def corpus_root(*, real: bool = True, extra: tuple[tuple[str, str, str], ...] = 
     manifest = root / "bench.toml"
     lines = ["version = 1", ""]
     for name, path, adapter in libraries:
-        lines += ["[[library]]", f'name = "{name}"', f'path = "{path}"', f'adapter = "{adapter}"', ""]
+        lines += [
+            "[[library]]",
+            f'name = "{name}"',
+            f'path = "{path}"',
+            f'adapter = "{adapter}"',
+            "",
+        ]
     manifest.write_text("\n".join(lines), encoding="utf-8")
     return manifest
 

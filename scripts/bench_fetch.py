@@ -25,10 +25,10 @@ import lxml.html
 import trio
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
-from _corpora import corpus_root, settings_for  # noqa: E402
+from _corpora import corpus_root, settings_for
 
-from corpus_mcp import refs  # noqa: E402
-from corpus_mcp.corpus import Corpus, open_corpus  # noqa: E402
+from corpus_mcp import refs
+from corpus_mcp.corpus import Corpus, open_corpus
 
 LARGEST = ("rc2018", "Ray_Charles")
 JUNK = {
@@ -121,8 +121,10 @@ async def sizes_and_junk(corpus: Corpus) -> int:
     print("\noutput size: Markdown characters vs visible HTML text characters")
     for family in sorted(markdown):
         ratio = markdown[family] / max(visible[family], 1)
-        print(f"  {family:14s} {docs[family]:5d} docs  {markdown[family]:>10,d} md  "
-              f"{visible[family]:>10,d} visible  ratio {ratio:4.2f}")
+        print(
+            f"  {family:14s} {docs[family]:5d} docs  {markdown[family]:>10,d} md  "
+            f"{visible[family]:>10,d} visible  ratio {ratio:4.2f}"
+        )
     print(f"\njunk check over {sum(docs.values())} documents: {len(junk)} finding(s)")
     for line in junk[:40]:
         print("  " + line)

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from corpus_mcp.demo import build_demo_corpus
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_ZIMS = ROOT.parent / "shared" / "zims"
 
@@ -24,6 +26,4 @@ def demo_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     Returns the manifest path; the archives sit next to it under their relative paths.
     """
-    from corpus_mcp.demo import build_demo_corpus
-
     return build_demo_corpus(tmp_path_factory.mktemp("demo-corpus"))

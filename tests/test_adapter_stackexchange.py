@@ -468,7 +468,14 @@ def test_chrome_is_gone_and_comments_stay_with_their_post(sorted_thread: Documen
         assert chrome not in everything, chrome
     assert re.search(r"</?[a-z]+[ />]", everything) is None, "no raw HTML"
     question = sorted_thread.sections[0].content
-    assert "Tags: java, c++, performance, branch-prediction" in question
+    assert "Tags:" not in question  # in the metadata, not the text
+    assert sorted_thread.sections[0].metadata is not None
+    assert sorted_thread.sections[0].metadata["tags"] == [
+        "java",
+        "c++",
+        "performance",
+        "branch-prediction",
+    ]
     assert "- (372) Is this a `[tag:c++]` thing? See this. — Mysticial, 2012-06-27" in question
     assert "- Works in Java too. — Anon, 2012-06-28" in question
     assert "Great analogy!" not in question

@@ -23,13 +23,19 @@ def _doc() -> Document:
                 content="Born in Albany.",
                 children=[
                     Section(id="Childhood", title="Childhood", level=3, content="Lost sight."),
-                    Section(id="School", title="School", level=3, content="Learned Braille.",
-                            anchors=["braille"]),
+                    Section(
+                        id="School",
+                        title="School",
+                        level=3,
+                        content="Learned Braille.",
+                        anchors=["braille"],
+                    ),
                 ],
             ),
             Section(id="Career", title="Career", level=2, content="Atlantic years."),
-            Section(id="References", title="References", level=2, content="1. A book.",
-                    reference=True),
+            Section(
+                id="References", title="References", level=2, content="1. A book.", reference=True
+            ),
         ],
     )
 
@@ -67,7 +73,12 @@ def test_missing_sections_are_reported_with_what_is_available() -> None:
     assert payload["error"] == "section_not_found"
     assert payload["missing_sections"] == ["Death", "Legacy"]
     assert [s["id"] for s in payload["available_sections"]] == [
-        "", "Early_life", "Childhood", "School", "Career", "References"
+        "",
+        "Early_life",
+        "Childhood",
+        "School",
+        "Career",
+        "References",
     ]
 
 

@@ -39,10 +39,23 @@ TITLES = {
 
 def _info(name: str) -> ArchiveInfo:
     return ArchiveInfo(
-        file=f"/corpus/{name}.zim", size=1, uuid=f"uuid-{name}", title=name, name=name,
-        snapshot="2026-05", language="eng", entry_count=3, article_count=3, scraper=None,
-        tags=(), flavour=None, family="mediawiki", has_fulltext_index=True,
-        has_title_index=True, new_namespace_scheme=True, main_path=None,
+        file=f"/corpus/{name}.zim",
+        size=1,
+        uuid=f"uuid-{name}",
+        title=name,
+        name=name,
+        snapshot="2026-05",
+        language="eng",
+        entry_count=3,
+        article_count=3,
+        scraper=None,
+        tags=(),
+        flavour=None,
+        family="mediawiki",
+        has_fulltext_index=True,
+        has_title_index=True,
+        new_namespace_scheme=True,
+        main_path=None,
     )
 
 
@@ -112,7 +125,8 @@ def _corpus(*readers: FakeReader, timeout: str = "0.3") -> tuple[Corpus, list[Ar
     shared = trio.CapacityLimiter(settings.search_workers)
     services = [ArchiveService(cast(ZimReader, r), shared) for r in readers]
     libraries = [
-        Library(r.info.name, cast(Any, FakeAdapter()), s) for r, s in zip(readers, services, strict=True)
+        Library(r.info.name, cast(Any, FakeAdapter()), s)
+        for r, s in zip(readers, services, strict=True)
     ]
     return Corpus(settings, libraries, shared_limiter=shared), services
 
@@ -168,7 +182,10 @@ async def test_cancelling_a_search_leaves_no_lock_or_token_held() -> None:
     assert scope.cancelled_caught
     slow.release.set()
     with trio.fail_after(10):
-        while any(s.lock.borrowed_tokens for s in services) or services[0]._limiter.shared.borrowed_tokens:
+        while (
+            any(s.lock.borrowed_tokens for s in services)
+            or services[0]._limiter.shared.borrowed_tokens
+        ):
             await trio.sleep(0.01)
     out = await corpus.search("trio", 5)  # everything usable again
     assert out.partial is False

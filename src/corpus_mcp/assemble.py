@@ -71,7 +71,9 @@ def flatten(roots: Sequence[Section]) -> list[FetchedSection]:
     ]
 
 
-def within_budget(sections: list[FetchedSection], max_chars: int) -> tuple[list[FetchedSection], bool]:
+def within_budget(
+    sections: list[FetchedSection], max_chars: int
+) -> tuple[list[FetchedSection], bool]:
     """Whole sections while they fit in ``max_chars`` (titles and contents counted).
 
     Cuts only at section boundaries; a first section larger than the budget alone is cut

@@ -15,15 +15,18 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+
+import msgspec
 import trio
 
 from corpus_mcp import assemble, ranking, refs
-from corpus_mcp.adapters import Adapter, get_adapter
+from corpus_mcp.adapters import Adapter, get_adapter, symbol_key
 from corpus_mcp.cache import ByteLRU
 from corpus_mcp.config import Manifest, Settings
 from corpus_mcp.document import Document, walk
 from corpus_mcp.errors import CorpusError
-from corpus_mcp.gather import Landed, LibraryHits, collect_hits, land
+from corpus_mcp.federate import federate
+from corpus_mcp.gather import Hit, Landed, LibraryHits, collect_hits, land, load_symbols
 from corpus_mcp.wire import FetchOutput, SearchOutput, SearchResult, SectionRef
 from corpus_mcp.zim import ArchiveService, EntryNotFound, RedirectError, ZimReader, open_readers
 
@@ -34,12 +37,20 @@ MIN_CANDIDATES = 15
 
 
 class Library:
-    """An enabled library at run time: its name, adapter and archive service."""
+    """An enabled library at run time: its name, adapter, archive service and symbols."""
 
-    def __init__(self, name: str, adapter: Adapter, service: ArchiveService) -> None:
+    def __init__(
+        self,
+        name: str,
+        adapter: Adapter,
+        service: ArchiveService,
+        symbols: dict[str, Hit] | None = None,
+    ) -> None:
         self.name = name
         self.adapter = adapter
         self.service = service
+        self.symbols = symbols or {}
+        """Case-folded API symbol -> its page and anchor (devdocs navbar.json)."""
 
     @property
     def snapshot(self) -> str | None:
@@ -82,22 +93,8 @@ class Corpus:
             for library in self._libraries.values():
                 nursery.start_soon(self._search_library, library, normalised, want, hits, failed)
 
-        lists: dict[tuple[str, str], list[ranking.Candidate]] = {}
-        sections: dict[tuple[str, str], str] = {}
-        for name in sorted(hits):
-            found = hits[name]
-            for list_name, list_hits in (("fulltext", found.fulltext), ("title", found.title)):
-                lists[(name, list_name)] = [
-                    ranking.Candidate(library=name, path=h.path, title=_ranking_title(normalised, h.title, h.alias))
-                    for h in list_hits
-                ]
-                for h in list_hits:
-                    if h.section:
-                        sections.setdefault((name, h.path), h.section)
-        fused = ranking.fuse(normalised, lists)
-        ordered = ranking.diversify(fused, lambda c: c.library, self.settings.search_max_consecutive)
-
-        results = await self._results(normalised, ordered, limit, sections, failed)
+        ordered, found = federate(normalised, hits, self.settings.search_max_consecutive)
+        results = await self._results(normalised, ordered, limit, found, failed)
         return SearchOutput(
             query=normalised,
             results=results,
@@ -106,27 +103,40 @@ class Corpus:
         )
 
     async def _search_library(
-        self, library: Library, query: str, want: int, out: dict[str, LibraryHits], failed: list[str]
+        self,
+        library: Library,
+        query: str,
+        want: int,
+        out: dict[str, LibraryHits],
+        failed: list[str],
     ) -> None:
         started = time.perf_counter()
         reader, adapter = library.service.reader, library.adapter
         with trio.move_on_after(self.settings.search_timeout) as scope:
             try:
-                out[library.name] = await library.service.run(
+                found = await library.service.run(
                     lambda: collect_hits(reader, adapter, query, want, _checkpoint)
+                )
+                symbol = library.symbols.get(symbol_key(query))
+                out[library.name] = msgspec.structs.replace(
+                    found, symbols=[symbol] if symbol else []
                 )
             except Exception as exc:  # one broken archive degrades the search, never kills it
                 failed.append(library.name)
                 log.warning(
                     "search: library %s failed after %.0f ms: %s",
-                    library.name, _ms(started), _describe(exc),
+                    library.name,
+                    _ms(started),
+                    _describe(exc),
                 )
                 return
         if scope.cancelled_caught:
             failed.append(library.name)
             log.warning(
                 "search: library %s timed out after %.0f ms (SEARCH_TIMEOUT=%ss)",
-                library.name, _ms(started), self.settings.search_timeout,
+                library.name,
+                _ms(started),
+                self.settings.search_timeout,
             )
 
     async def _results(
@@ -134,7 +144,7 @@ class Corpus:
         query: str,
         ordered: list[ranking.Candidate],
         limit: int,
-        sections: dict[tuple[str, str], str],
+        found: dict[tuple[str, str], Hit],
         failed: list[str],
     ) -> list[SearchResult]:
         """Snippets and hints for the best ``limit`` candidates that parse into documents."""
@@ -146,34 +156,37 @@ class Corpus:
             documents: dict[int, Document] = {}
             async with trio.open_nursery() as nursery:
                 for i, candidate in enumerate(batch):
-                    nursery.start_soon(self._load_for_search, i, candidate, documents, failed)
+                    hit = found[candidate.key]
+                    nursery.start_soon(
+                        self._load_for_search, i, candidate.library, hit, documents, failed
+                    )
             for i, candidate in enumerate(batch):
                 document = documents.get(i)
                 if document is None or document.metadata.get("navigation") == "true":
                     continue
-                landing = sections.get((candidate.library, candidate.path))
-                results.append(self._result(query, candidate.library, candidate.path, document, landing))
+                landing = found[candidate.key].section
+                results.append(
+                    self._result(query, candidate.library, candidate.path, document, landing)
+                )
         return results
 
     async def _load_for_search(
-        self, i: int, candidate: ranking.Candidate, out: dict[int, Document], failed: list[str]
+        self, i: int, name: str, hit: Hit, out: dict[int, Document], failed: list[str]
     ) -> None:
-        library = self._libraries[candidate.library]
+        library = self._libraries[name]
         with trio.move_on_after(self.settings.search_timeout):
             try:
-                out[i] = await self._document(library, candidate.path, candidate.title)
+                out[i] = await self._document(library, hit.path, hit.title)
             except Exception as exc:
-                log.warning("search: reading a result from %s failed: %s", library.name, _describe(exc))
+                log.warning(
+                    "search: reading a result from %s failed: %s", library.name, _describe(exc)
+                )
                 failed.append(library.name)
 
     def _result(
         self, query: str, library: str, path: str, document: Document, landing: str | None
     ) -> SearchResult:
-        hints = [SectionRef(sid, title) for sid, title in ranking.section_hints(query, document)]
-        if landing:
-            landed = next((s for s in walk(document.sections) if s.id == landing), None)
-            if landed is not None and not landed.reference:
-                hints = [SectionRef(landed.id, landed.title)] + [h for h in hints if h.id != landing]
+        hints = ranking.result_hints(query, document, landing)
         return SearchResult(
             ref=refs.encode(library, path),
             library=library,
@@ -181,7 +194,7 @@ class Corpus:
             title=document.title,
             snapshot=self._libraries[library].snapshot,
             snippet=ranking.snippet(query, document),
-            relevant_sections=hints[:3],
+            relevant_sections=[SectionRef(sid, title) for sid, title in hints],
         )
 
     # -- fetch ------------------------------------------------------------------------
@@ -258,12 +271,22 @@ async def open_corpus(settings: Settings, manifest: Manifest) -> AsyncIterator[C
     def progress(library: str, message: str) -> None:
         log.info("library %s: %s", library, message)
 
-    readers: dict[str, ZimReader] = await trio.to_thread.run_sync(
-        lambda: open_readers(files, check=settings.zim_check, progress=progress)
-    )
+    adapters = {lib.name: get_adapter(lib.adapter) for lib in manifest.enabled}
+
+    def open_all() -> tuple[dict[str, ZimReader], dict[str, dict[str, Hit]]]:
+        readers = open_readers(files, check=settings.zim_check, progress=progress)
+        symbols = {name: load_symbols(reader, adapters[name]) for name, reader in readers.items()}
+        return readers, symbols
+
+    readers, symbols = await trio.to_thread.run_sync(open_all)
     shared = trio.CapacityLimiter(settings.search_workers)
     libraries = [
-        Library(lib.name, get_adapter(lib.adapter), ArchiveService(readers[lib.name], shared))
+        Library(
+            lib.name,
+            adapters[lib.name],
+            ArchiveService(readers[lib.name], shared),
+            symbols[lib.name],
+        )
         for lib in manifest.enabled
     ]
     disabled = tuple(lib.name for lib in manifest.libraries if not lib.enabled)
@@ -278,18 +301,13 @@ def _checkpoint() -> None:
         return
 
 
-def _ranking_title(query: str, title: str, alias: str | None) -> str:
-    """The title ranking should judge: a redirect's title when it matches the query better."""
-    if alias and ranking.title_coverage(query, alias) > ranking.title_coverage(query, title):
-        return alias
-    return title
-
-
 def _weight(document: Document) -> int:
     """Approximate memory of a parsed document (characters dominate)."""
-    return 512 + sum(
-        256 + len(s.id) + len(s.title) + len(s.content) for s in walk(document.sections)
-    ) + len(document.title)
+    return (
+        512
+        + sum(256 + len(s.id) + len(s.title) + len(s.content) for s in walk(document.sections))
+        + len(document.title)
+    )
 
 
 def _not_found(library: str, path: str) -> CorpusError:

@@ -39,12 +39,16 @@ class Hit(msgspec.Struct, frozen=True, kw_only=True):
     alias: str | None = None
     """The matched redirect title, for title-index hits that came through a redirect."""
     section: str | None = None
+    query: str | None = None
+    """The (relaxed) full-text query that found it; None for title-index hits."""
 
 
 class LibraryHits(msgspec.Struct, frozen=True, kw_only=True):
     fulltext: list[Hit]
     title: list[Hit]
     queries_tried: int
+    symbols: list[Hit] = msgspec.field(default_factory=list)
+    """An exact API-symbol match (devdocs), when the query names one."""
 
 
 def land(reader: ZimReader, adapter: Adapter, path: str) -> Landed:
@@ -66,6 +70,29 @@ def land(reader: ZimReader, adapter: Adapter, path: str) -> Landed:
             section = adapter.section_for_path(requested)
         return Landed(path=entry.path, title=entry.title, mimetype=entry.mimetype, section=section)
     raise RedirectError(f"more than {MAX_STUB_HOPS} redirect stubs from {requested!r}")
+
+
+def load_symbols(reader: ZimReader, adapter: Adapter) -> dict[str, Hit]:
+    """The adapter's symbol index of this archive, as ready-made hits (read once at startup).
+
+    Symbols whose page is missing from the archive are left out; each hit carries the
+    page's entry title, the symbol as its alias and the anchor as its section.
+    """
+    if adapter.symbol_index is None or not reader.has_entry(adapter.symbol_index):
+        return {}
+    symbols = adapter.parse_symbols(reader.content(adapter.symbol_index))
+    titles: dict[str, str | None] = {}
+    hits: dict[str, Hit] = {}
+    for key, landing in sorted(symbols.items()):
+        if landing.path not in titles:
+            try:
+                titles[landing.path] = reader.resolve(landing.path).title
+            except ZimError:
+                titles[landing.path] = None
+        title = titles[landing.path]
+        if title is not None:
+            hits[key] = Hit(path=landing.path, title=title, alias=key, section=landing.section)
+    return hits
 
 
 def collect_hits(
@@ -95,7 +122,7 @@ def collect_hits(
                 hit = _content_hit(reader, adapter, raw)
                 if hit is not None and hit.path not in seen:
                     seen.add(hit.path)
-                    fulltext.append(hit)
+                    fulltext.append(msgspec.structs.replace(hit, query=relaxed))
             if len(fulltext) >= want:
                 break
     checkpoint()
@@ -110,7 +137,9 @@ def collect_hits(
     return LibraryHits(fulltext=fulltext, title=titled, queries_tried=tried)
 
 
-def _content_hit(reader: ZimReader, adapter: Adapter, raw: str, alias: str | None = None) -> Hit | None:
+def _content_hit(
+    reader: ZimReader, adapter: Adapter, raw: str, alias: str | None = None
+) -> Hit | None:
     """The landed document of a raw hit, or None for non-documents and broken entries.
 
     ``alias`` is the title the title index matched (a redirect's own title, such as

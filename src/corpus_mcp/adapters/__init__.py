@@ -1,29 +1,39 @@
-"""Family adapters: mwoffliner (``mediawiki``), devdocs2zim (``devdocs``), sotoki (``stackexchange``)."""
+"""Family adapters: mwoffliner (``mediawiki``), devdocs2zim (``devdocs``) and sotoki
+(``stackexchange``), each turning entries into documents."""
 
 from __future__ import annotations
 
 from typing import Final
 
-from corpus_mcp.adapters.base import Adapter, Landing
+from corpus_mcp.adapters.base import Adapter, AdapterDefaults, Landing, symbol_key
+from corpus_mcp.adapters.devdocs import DevDocsAdapter
+from corpus_mcp.adapters.mediawiki import MediaWikiAdapter
+from corpus_mcp.adapters.stackexchange import StackExchangeAdapter
 
-ADAPTER_NAMES: Final = ("mediawiki", "devdocs", "stackexchange")
+ADAPTERS: Final[dict[str, type[Adapter]]] = {
+    "mediawiki": MediaWikiAdapter,
+    "devdocs": DevDocsAdapter,
+    "stackexchange": StackExchangeAdapter,
+}
+ADAPTER_NAMES: Final = tuple(ADAPTERS)
 
 
 def get_adapter(name: str) -> Adapter:
     """The adapter for a manifest's ``adapter`` value (validated by config)."""
-    if name == "mediawiki":
-        from corpus_mcp.adapters.mediawiki import MediaWikiAdapter
-
-        return MediaWikiAdapter()
-    if name == "devdocs":
-        from corpus_mcp.adapters.devdocs import DevDocsAdapter
-
-        return DevDocsAdapter()
-    if name == "stackexchange":
-        from corpus_mcp.adapters.stackexchange import StackExchangeAdapter
-
-        return StackExchangeAdapter()
-    raise ValueError(f"unknown adapter {name!r}; expected one of {', '.join(ADAPTER_NAMES)}")
+    try:
+        return ADAPTERS[name]()
+    except KeyError:
+        raise ValueError(
+            f"unknown adapter {name!r}; expected one of {', '.join(ADAPTER_NAMES)}"
+        ) from None
 
 
-__all__ = ["ADAPTER_NAMES", "Adapter", "Landing", "get_adapter"]
+__all__ = [
+    "ADAPTERS",
+    "ADAPTER_NAMES",
+    "Adapter",
+    "AdapterDefaults",
+    "Landing",
+    "get_adapter",
+    "symbol_key",
+]

@@ -21,6 +21,13 @@ class Landing(msgspec.Struct, frozen=True):
     section: str | None = None
 
 
+def symbol_key(name: str) -> str:
+    """How a symbol is looked up: case-folded, spaces collapsed, a trailing ``()`` dropped
+    (an agent asking for ``super()`` means the ``super`` entry)."""
+    key = " ".join(name.split()).casefold()
+    return key[:-2].rstrip() if key.endswith("()") else key
+
+
 class Adapter(Protocol):
     name: str
     main_page_is_navigation: bool
@@ -43,6 +50,29 @@ class Adapter(Protocol):
         (sotoki ``a/<id>`` -> ``answer-<id>``); None for most paths."""
         ...
 
+    symbol_index: str | None
+    """Path of an entry that maps API symbols to pages and anchors (devdocs2zim's
+    ``navbar.json``), or None."""
+
+    def parse_symbols(self, data: bytes) -> dict[str, Landing]:
+        """Symbol name (case-folded) -> where it is documented, from ``symbol_index``."""
+        ...
+
     def parse(self, path: str, title: str, html: bytes) -> Document:
         """The document for a content entry; ``title`` is the entry's ZIM title."""
         ...
+
+
+class AdapterDefaults:
+    """What most families do: no HTML stubs, no path-implied sections, no symbol index."""
+
+    symbol_index: str | None = None
+
+    def stub_landing(self, path: str, html: bytes) -> Landing | None:
+        return None
+
+    def section_for_path(self, requested_path: str) -> str | None:
+        return None
+
+    def parse_symbols(self, data: bytes) -> dict[str, Landing]:
+        return {}

@@ -12,6 +12,7 @@ a section's content is recorded as one of its anchors, so navbar fragments such 
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from typing import Final
 import lxml.html
 from lxml.html import HtmlElement
 
-from corpus_mcp.adapters.base import Landing
+from corpus_mcp.adapters.base import AdapterDefaults, Landing, symbol_key
 from corpus_mcp.cleaning import drop, parse_html, to_markdown, visible_text, xpath_has_class
 from corpus_mcp.document import Document, Section
 
@@ -72,7 +73,7 @@ class _Draft:
     nodes: list[HtmlElement | str] = field(default_factory=list)
 
 
-class DevDocsAdapter:
+class DevDocsAdapter(AdapterDefaults):
     """The ``devdocs`` family: every HTML entry is a documentation page; no redirects."""
 
     name = "devdocs"
@@ -85,13 +86,37 @@ class DevDocsAdapter:
             return False
         return path not in _NON_CONTENT_PATHS and not path.startswith("assets/")
 
-    def stub_landing(self, path: str, html: bytes) -> Landing | None:
-        """devdocs2zim writes no redirects of any kind."""
-        return None
+    # devdocs2zim writes no redirects of any kind, and paths map one to one onto pages
+    # (fragments never become entries): the defaults' stub_landing and section_for_path.
 
-    def section_for_path(self, requested_path: str) -> str | None:
-        """Paths map one to one onto pages; fragments never become entries."""
-        return None
+    symbol_index: str | None = "navbar.json"
+
+    def parse_symbols(self, data: bytes) -> dict[str, Landing]:
+        """navbar.json's symbol index: ``{"str.join": Landing("library/stdtypes", "str.join")}``.
+
+        Keys are case-folded names without a trailing ``()``; the first entry of a name
+        wins (DevDocs lists the canonical entry first). Malformed data gives ``{}``.
+        """
+        try:
+            tree = json.loads(data)
+        except ValueError:
+            return {}
+        symbols: dict[str, Landing] = {}
+
+        def visit(node: object) -> None:
+            if not isinstance(node, dict):
+                return
+            name, href = node.get("name"), node.get("href")
+            if isinstance(name, str) and isinstance(href, str) and href:
+                path, _, fragment = href.partition("#")
+                key = symbol_key(name)
+                if key and path:
+                    symbols.setdefault(key, Landing(path, fragment or None))
+            for child in node.get("children") or ():
+                visit(child)
+
+        visit(tree)
+        return symbols
 
     def parse(self, path: str, title: str, html: bytes) -> Document:
         """The page's section tree; metadata carries ``heading``, ``source_url``, ``missing``."""

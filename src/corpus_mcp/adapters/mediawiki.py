@@ -26,7 +26,7 @@ import lxml.html
 import msgspec
 from lxml.html import HtmlElement
 
-from corpus_mcp.adapters.base import Landing
+from corpus_mcp.adapters.base import AdapterDefaults, Landing
 from corpus_mcp.cleaning import (
     classes,
     parse_html,
@@ -110,7 +110,7 @@ class _Draft:
         self.children: list[_Draft] = []
 
 
-class MediaWikiAdapter:
+class MediaWikiAdapter(AdapterDefaults):
     """The :class:`~corpus_mcp.adapters.base.Adapter` for mwoffliner archives."""
 
     name = "mediawiki"
@@ -135,9 +135,6 @@ class MediaWikiAdapter:
             match = _REFRESH_URL.search(meta.get("content") or "")
             if match and match.group("url").strip():
                 return _resolve_landing(path, match.group("url").strip())
-        return None
-
-    def section_for_path(self, requested_path: str) -> str | None:
         return None
 
     def parse(self, path: str, title: str, html: bytes) -> Document:

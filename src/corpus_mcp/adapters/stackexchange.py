@@ -16,7 +16,7 @@ from typing import Final
 
 from lxml.html import HtmlElement
 
-from corpus_mcp.adapters.base import Landing
+from corpus_mcp.adapters.base import AdapterDefaults
 from corpus_mcp.cleaning import has_class, parse_html, to_markdown, visible_text, xpath_has_class
 from corpus_mcp.document import Document, Section
 
@@ -79,7 +79,7 @@ def _parse_int(value: str | None) -> int | None:
         return None
 
 
-class StackExchangeAdapter:
+class StackExchangeAdapter(AdapterDefaults):
     """The ``stackexchange`` family: question threads are documents, all else navigation."""
 
     name = "stackexchange"
@@ -96,9 +96,7 @@ class StackExchangeAdapter:
             return False
         return bool(_THREAD_PATH.fullmatch(path) or _LEGACY_THREAD_PATH.fullmatch(path))
 
-    def stub_landing(self, path: str, html: bytes) -> Landing | None:
-        """sotoki only writes libzim redirects, never HTML stubs."""
-        return None
+    # sotoki only writes libzim redirects, never HTML stubs: the default stub_landing.
 
     def section_for_path(self, requested_path: str) -> str | None:
         """``a/<aid>`` redirects to the whole thread and loses the answer: restore it."""
@@ -165,10 +163,9 @@ def _question_section(root: HtmlElement, question: HtmlElement, title: str, tex:
     if tags:
         metadata["tags"] = tags
     metadata.update(_thread_dates(root))
-    parts = [_post_body(question, tex)]
-    if tags:
-        parts.append("Tags: " + ", ".join(tags))
-    parts.append(_comments(question, tex))
+    # Tags live in the metadata only: a "Tags:" line in the text would read as the
+    # best-matching passage for any query naming them.
+    parts = [_post_body(question, tex), _comments(question, tex)]
     return Section(
         id="question",
         title=title,

@@ -8,7 +8,8 @@ Nothing here touches trio, libzim or I/O. The corpus manager
 3. merges every (library, list) ranking with :func:`fuse` (reciprocal rank fusion, then
    a lexical title rerank of near-ties, because ranks from different archives are not
    comparable) and spreads libraries with :func:`diversify`;
-4. describes each hit with :func:`snippet` and :func:`section_hints`.
+4. describes each hit with :func:`snippet` and :func:`result_hints` (built on
+   :func:`section_hints`).
 
 One concern per module, imports pointing one way (towards :mod:`.text`):
 
@@ -36,6 +37,7 @@ from corpus_mcp.ranking.query import (
     MAX_TITLE_TERMS,
     MIN_RELAXED_TERMS,
     normalise_query,
+    relaxation_weight,
     relaxations,
     title_query,
 )
@@ -43,6 +45,7 @@ from corpus_mcp.ranking.snippets import (
     ELLIPSIS,
     HINT_THRESHOLD,
     REFERENCE_TITLES,
+    result_hints,
     section_hints,
     snippet,
 )
@@ -79,7 +82,9 @@ __all__ = [
     "normalise_query",
     "passages",
     "query_terms",
+    "relaxation_weight",
     "relaxations",
+    "result_hints",
     "rrf",
     "section_hints",
     "snippet",

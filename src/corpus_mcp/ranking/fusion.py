@@ -141,12 +141,15 @@ def fuse(
     query: str,
     lists: Mapping[tuple[str, str], Sequence[Candidate]],
     *,
+    weights: Mapping[tuple[str, str], float] | None = None,
     tie_ratio: float = TIE_RATIO,
     k: int = RRF_K,
 ) -> list[Candidate]:
     """One ranking over every ``(library, list_name) -> candidates`` list.
 
-    1. RRF over all lists; a candidate seen in several lists of its library adds up. An
+    1. RRF over all lists, each weighted by ``weights[key]`` (default 1: a list found
+       by a heavily relaxed query says less than one found by the whole query); a
+       candidate seen in several lists of its library adds up. An
        exact title (:func:`is_exact_title` or the caller's flag) counts as heading one
        more list, so an exact title that only the title index found (``2/(k+1)``) ties
        with another library's best full-text-and-title hit instead of losing to it.
@@ -158,7 +161,7 @@ def fuse(
 
     The mapping's order does not matter: lists are read in sorted key order.
     """
-    merged = _merge_candidates(query, lists, k)
+    merged = _merge_candidates(query, lists, k, weights or {})
     ordered = sorted(merged, key=_base_order)
     out: list[Candidate] = []
     start = 0
@@ -181,13 +184,16 @@ def _lexical_order(candidate: Candidate) -> tuple[float, float, str, str]:
 
 
 def _merge_candidates(
-    query: str, lists: Mapping[tuple[str, str], Sequence[Candidate]], k: int
+    query: str,
+    lists: Mapping[tuple[str, str], Sequence[Candidate]],
+    k: int,
+    weights: Mapping[tuple[str, str], float],
 ) -> list[Candidate]:
     """One scored candidate per ``(library, path)``; its title, fragment and flag come
     from its best-ranked appearance, its coverage is the best over all its titles."""
     keys = sorted(lists)
     ranked_keys = [[candidate.key for candidate in lists[key]] for key in keys]
-    scores = rrf(ranked_keys, k=k)
+    scores = rrf(ranked_keys, k=k, weights=[weights.get(key, 1.0) for key in keys])
     best: dict[tuple[str, str], tuple[int, Candidate]] = {}
     ranks: dict[tuple[str, str], list[tuple[str, int]]] = {}
     coverage: dict[tuple[str, str], float] = {}

@@ -85,7 +85,8 @@ def _informativeness(term: str, position: int) -> tuple[int, int, int]:
     later words (the topic usually comes first in a question)."""
     if term in STOP_WORDS:
         tier = 0
-    elif term in GENERIC_WORDS:
+    elif term in GENERIC_WORDS or (term.isdigit() and len(term) < 3):
+        # A short number ("type 2 diabetes") only means something next to its words.
         tier = 1
     elif any(ch.isdigit() or not (ch.isalpha() or ch == "'") for ch in term):
         tier = 3
@@ -120,6 +121,21 @@ def relaxations(query: str) -> list[str]:
         chosen = sorted(by_value[:count])
         variants.append(_xapian_string([kept[i] for i in chosen]))
     return distinct(v for v in variants if v)
+
+
+def relaxation_weight(query: str, relaxed: str) -> float:
+    """How much a relaxed query string still asks what ``query`` asks, in (0, 1]: the
+    share of the query's informative words it keeps (at least 0.1).
+
+    Fusion weighs an archive's hits by it, so a library that matched only a
+    two-word remnant of a long question does not rank level with one that matched
+    the whole question.
+    """
+    wanted = {word for term in informative_terms(query) for word in _xapian_words(term)}
+    if not wanted:
+        return 1.0
+    kept = set(relaxed.split())
+    return max(len(wanted & kept) / len(wanted), 0.1)
 
 
 def title_query(query: str) -> str:

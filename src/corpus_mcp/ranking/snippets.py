@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from corpus_mcp.document import Document, Section
+from corpus_mcp.document import Document, Section, walk
 from corpus_mcp.ranking.passages import LIST, PROSE, TABLE, Passage, passages
 from corpus_mcp.ranking.text import (
     APOSTROPHES,
@@ -257,3 +257,41 @@ def _hint_score(terms: Sequence[str], section: Section) -> float:
             occurrences = len(_hits(text, stems_of(term)))
             total += 0.0 if occurrences == 0 else 0.5 if occurrences == 1 else 0.75
     return total / len(terms)
+
+
+def result_hints(
+    query: str, document: Document, landing: str | None = None, limit: int = 3
+) -> list[tuple[str, str]]:
+    """The hints a search result shows: :func:`section_hints`, adjusted for how the
+    document was found and what kind it is.
+
+    - ``landing`` (a fragment redirect's section, an answer's ``a/<id>``, an API symbol's
+      anchor) comes first. An anchor inside the lead is hinted by its own id, which
+      ``fetch`` accepts, since the lead itself is never a hint.
+    - In a thread the answer is what a question-shaped query wants: the accepted answer
+      (else the best-scored, first listed answer) comes first unless an answer is
+      already hinted.
+    """
+    hints = section_hints(query, document, limit)
+    if landing:
+        section = _section_with_anchor(document, landing)
+        if section is not None and not section.reference:
+            pick = (landing, landing) if section.id == "" else (section.id, section.title)
+            hints = [pick, *(h for h in hints if h[0] != pick[0])]
+    if document.kind == "thread" and not any(
+        h[0].startswith(("answer", "accepted")) for h in hints
+    ):
+        answer = next(
+            (s for s in walk(document.sections) if s.id == "accepted-answer"),
+            next((s for s in walk(document.sections) if s.id.startswith("answer-")), None),
+        )
+        if answer is not None:
+            hints = [(answer.id, answer.title), *hints]
+    return hints[:limit]
+
+
+def _section_with_anchor(document: Document, anchor: str) -> Section | None:
+    """The section whose id is ``anchor``, else the first one that lists it as an anchor."""
+    sections = list(walk(document.sections))
+    by_id = next((s for s in sections if s.id == anchor), None)
+    return by_id or next((s for s in sections if anchor in s.anchors), None)

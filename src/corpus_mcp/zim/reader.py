@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
@@ -107,7 +107,9 @@ def normalise_path(raw: str) -> str:
     return raw
 
 
-def detect_family(scraper: str | None, tags: tuple[str, ...], name: str, file: str) -> Family | None:
+def detect_family(
+    scraper: str | None, tags: tuple[str, ...], name: str, file: str
+) -> Family | None:
     """Which scraper family an archive looks like, from Scraper, then Tags, Name, filename."""
     s = (scraper or "").lower()
     if s.startswith("mwoffliner"):
@@ -121,8 +123,18 @@ def detect_family(scraper: str | None, tags: tuple[str, ...], name: str, file: s
         return "stackexchange"
     if "devdocs" in lowered:
         return "devdocs"
-    wiki_tags = {"wikipedia", "_category:wikipedia", "mdwiki", "wikibooks", "wiktionary",
-                 "wikivoyage", "wikiquote", "wikisource", "wikinews", "wikiversity"}
+    wiki_tags = {
+        "wikipedia",
+        "_category:wikipedia",
+        "mdwiki",
+        "wikibooks",
+        "wiktionary",
+        "wikivoyage",
+        "wikiquote",
+        "wikisource",
+        "wikinews",
+        "wikiversity",
+    }
     if lowered & wiki_tags or any(t.startswith("_category:wiki") for t in lowered):
         return "mediawiki"
     for text in (name.lower(), Path(file).name.lower()):
@@ -231,15 +243,22 @@ class ZimReader:
             return []
         if self._suggester is None:
             self._suggester = SuggestionSearcher(self._archive)
+        variants = [query]
+        if not self.info.has_title_index and query[:1].islower():
+            # Without a title index libzim falls back to a case-sensitive prefix match
+            # over titles, and titles (MediaWiki's always) start with a capital.
+            variants.append(query[:1].upper() + query[1:])
+        out: dict[str, Suggestion] = {}
         try:
-            search = self._suggester.suggest(query)
-            out: list[Suggestion] = []
-            for raw in search.getResults(0, limit):
-                entry = self._archive.get_entry_by_path(raw)
-                out.append(Suggestion(normalise_path(raw), str(entry.title)))
-            return out
+            for variant in variants:
+                for raw in self._suggester.suggest(variant).getResults(0, limit):
+                    path = normalise_path(raw)
+                    if path not in out and len(out) < limit:
+                        entry = self._archive.get_entry_by_path(raw)
+                        out[path] = Suggestion(path, str(entry.title))
         except Exception as exc:
             raise ZimError(f"title suggestion failed: {_reason(exc)}") from exc
+        return list(out.values())
 
     # -- entries ----------------------------------------------------------------------
 
@@ -271,7 +290,9 @@ class ZimReader:
         while entry.is_redirect:
             hops += 1
             if hops > MAX_REDIRECT_HOPS:
-                raise RedirectError(f"redirect chain from {path!r} is longer than {MAX_REDIRECT_HOPS}")
+                raise RedirectError(
+                    f"redirect chain from {path!r} is longer than {MAX_REDIRECT_HOPS}"
+                )
             entry = entry.get_redirect_entry()
             norm = normalise_path(entry.path)
             if norm in seen:

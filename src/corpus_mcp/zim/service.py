@@ -1,4 +1,4 @@
-"""The trio face of the ZIM service: every libzim call in a worker thread, one at a time per archive.
+"""The trio face of the ZIM service: each libzim call in a worker thread, one per archive.
 
 python-libzim holds the GIL inside search and read calls, so threads buy concurrency
 (the event loop runs between calls), not parallelism. What matters is *where the

@@ -88,7 +88,6 @@ class _Item(Item):  # type: ignore[misc]
         return {Hint.FRONT_ARTICLE: self.page.front, Hint.COMPRESS: True}
 
 
-
 class _ItemWithIndexData(_Item):
     """python-libzim uses its HTML indexer only when ``get_indexdata`` is absent, so the
     override lives on a subclass; returning None keeps an item out of the index."""
