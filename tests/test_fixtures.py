@@ -1,0 +1,371 @@
+"""The demo/fixture archives, read back through the ZIM service (``ZimReader``).
+
+These archives stand in for real scraper output in every later test, so this file pins
+down that they carry what zim-formats.md says the scrapers write: metadata, paths,
+redirects and stubs, index presence, page skeletons and main paths.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+import lxml.html
+import pytest
+
+from corpus_mcp.demo import DEMO_LIBRARIES, build_demo_corpus, mdwiki, sotoki
+from corpus_mcp.demo.synthetic import build_large_stackexchange, build_large_wikipedia
+from corpus_mcp.zim import ZimReader
+
+ROOT = Path(__file__).resolve().parents[1]
+MRO_THREAD = "questions/3277367/how-does-pythons-super-work-with-multiple-inheritance"
+
+
+@pytest.fixture(scope="module")
+def readers(demo_corpus: Path) -> Iterator[dict[str, ZimReader]]:
+    yield {name: ZimReader(demo_corpus.parent / rel) for name, rel, _ in DEMO_LIBRARIES}
+
+
+def _html(reader: ZimReader, path: str) -> lxml.html.HtmlElement:
+    return lxml.html.fromstring(reader.content(path))
+
+
+# -- manifest and metadata ------------------------------------------------------------
+
+
+def test_manifest_lists_every_archive(demo_corpus: Path) -> None:
+    manifest = tomllib.loads(demo_corpus.read_text(encoding="utf-8"))
+    assert manifest["version"] == 1
+    listed = [(t["name"], t["path"], t["adapter"]) for t in manifest["library"]]
+    assert listed == list(DEMO_LIBRARIES)
+    for _, rel, _ in DEMO_LIBRARIES:
+        assert (demo_corpus.parent / rel).is_file()
+
+
+#: name -> (family, snapshot, Scraper, main path, has a full-text index)
+EXPECTED_INFO: dict[str, tuple[str, str, str, str, bool]] = {
+    "wikipedia": ("mediawiki", "2026-05", "mwoffliner 1.17.5", "index", True),
+    "mdwiki": ("mediawiki", "2025-11", "mwoffliner 1.17.5", "App/IntroPage", False),
+    "devdocs_python": ("devdocs", "2026-05", "devdocs2zim v0.2.1", "index", True),
+    "devdocs_cpp": ("devdocs", "2026-04", "devdocs2zim v0.2.1", "index", True),
+    "stackoverflow": ("stackexchange", "2026-05", "sotoki v3.0.2", "questions", True),
+    "math": ("stackexchange", "2026-03", "sotoki v3.0.2", "questions", True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_INFO))
+def test_archive_info(readers: dict[str, ZimReader], name: str) -> None:
+    family, snapshot, scraper, main_path, fulltext = EXPECTED_INFO[name]
+    info = readers[name].info
+    assert info.family == family
+    assert info.snapshot == snapshot
+    assert info.scraper == scraper
+    assert info.main_path == main_path
+    assert info.has_fulltext_index is fulltext
+    assert info.has_title_index
+    assert info.new_namespace_scheme
+    assert info.language == "eng"
+    assert readers[name].metadata("Date") is not None
+    assert len(readers[name].metadata("Date") or "") == 10
+    assert readers[name].check()
+
+
+def test_family_metadata_values(readers: dict[str, ZimReader]) -> None:
+    wiki = readers["wikipedia"]
+    assert (wiki.info.name, wiki.info.flavour) == ("wikipedia_en_demo", "maxi")
+    assert wiki.metadata("Source") == "en.wikipedia.org"
+    assert "_category:wikipedia" in wiki.info.tags
+    md = readers["mdwiki"]
+    assert (md.info.title, md.metadata("Publisher")) == (
+        "MDWiki Medical Encyclopedia",
+        "WikiProjectMed",
+    )
+    assert "mdwiki" in md.info.tags
+    py = readers["devdocs_python"]
+    assert py.info.name == "devdocs_en_python"
+    assert py.info.tags == ("devdocs", "python")
+    assert py.info.flavour is None
+    so = readers["stackoverflow"]
+    assert so.info.title == "Stack Overflow"
+    assert so.metadata("License") == "CC-BY-SA"
+    assert "_category:stack_exchange" in so.info.tags
+
+
+# -- mwoffliner -----------------------------------------------------------------------
+
+
+def test_wikipedia_plain_redirects_and_chain(readers: dict[str, ZimReader]) -> None:
+    wiki = readers["wikipedia"]
+    resolved = wiki.resolve("Method_resolution_order")
+    assert (resolved.path, resolved.redirected_from) == (
+        "C3_linearization",
+        "Method_resolution_order",
+    )
+    assert resolved.title == "C3 linearization"
+    chained = wiki.resolve("Python_(language)")
+    assert chained.path == "Python_(programming_language)"
+    assert wiki.resolve("Diabetes_mellitus").path == "Diabetes"
+
+
+def test_wikipedia_fragment_redirect_stub(readers: dict[str, ZimReader]) -> None:
+    wiki = readers["wikipedia"]
+    stub = wiki.resolve("Diamond_problem")
+    assert stub.redirected_from is None  # a real item, not a libzim redirect
+    assert (stub.mimetype, stub.title) == ("text/html", "Diamond problem")
+    assert stub.size < 400
+    doc = _html(wiki, "Diamond_problem")
+    refresh = doc.xpath("//meta[@http-equiv='refresh']/@content")
+    assert refresh == ["0;URL='./Multiple_inheritance#The_diamond_problem'"]
+    assert not doc.xpath("//*[@id='mw-content-text']")
+    assert "Multiple_inheritance" in wiki.fulltext("diamond problem", 20).paths
+
+
+def test_wikipedia_suggestions_include_redirect_titles(readers: dict[str, ZimReader]) -> None:
+    wiki = readers["wikipedia"]
+    titles = {s.title for s in wiki.suggest("method resolution", 10)}
+    assert "Method resolution order" in titles
+    assert "High blood pressure" in {s.title for s in wiki.suggest("high blood", 10)}
+    assert "Main Page" not in {s.title for s in wiki.suggest("main page", 10)}
+
+
+def test_wikipedia_article_skeleton(readers: dict[str, ZimReader]) -> None:
+    doc = _html(readers["wikipedia"], "Python_(programming_language)")
+    assert doc.xpath("//h1[@id='firstHeading']/span[@class='mw-page-title-main']/text()") == [
+        "Python (programming language)"
+    ]
+    body = doc.xpath("//div[@id='mw-content-text']/div[contains(@class,'mw-parser-output')]")[0]
+    assert not body.xpath(".//section")  # flat ActionParse layout
+    levels = {h.tag for h in body.xpath(".//div[contains(@class,'mw-heading')]/*[@id]")}
+    assert levels == {"h2", "h3", "h4"}
+    assert body.xpath(".//h3[@id='Python_3']")
+    assert body.xpath("./style[@data-mw-deduplicate]")
+    assert body.xpath("./div[contains(@class,'hatnote')]")
+    assert body.xpath("./table[contains(@class,'infobox')]")
+    assert body.xpath(".//sup[contains(@class,'reference')]/a[@href='#cite_note-ref1-1']")
+    assert body.xpath(".//ol[@class='references']/li[@id='cite_note-ref1-1']")
+    assert body.xpath(".//div[@role='navigation'][contains(@class,'navbox')]")
+    assert body.xpath(".//div[contains(@class,'mw-highlight-lang-python')]/pre")
+    raw = readers["wikipedia"].content("Python_(programming_language)").decode()
+    assert '<!--htdig_noindex--><div><div class="zim-footer">' in raw
+    math_doc = _html(readers["wikipedia"], "Euler's_identity")
+    tex = math_doc.xpath("//annotation[@encoding='application/x-tex']/text()")
+    assert "{\\displaystyle e^{i\\pi }+1=0}" in tex
+
+
+def test_wikipedia_footer_is_not_indexed(readers: dict[str, ZimReader]) -> None:
+    wiki = readers["wikipedia"]
+    assert wiki.fulltext("Sharealike", 5).estimated_total == 0
+    assert wiki.fulltext("chlorophyll", 5).paths[0] == "Photosynthesis"
+
+
+def test_wikipedia_generated_list_main_page(readers: dict[str, ZimReader]) -> None:
+    wiki = readers["wikipedia"]
+    doc = _html(wiki, "index")
+    assert "page-list-home" in doc.xpath("//body/@class")[0]
+    links = doc.xpath("//ul[@id='list']/li/a/@href")
+    assert "./Ray_Charles" in links
+    assert wiki.resolve("index").title == "Main Page"
+
+
+def test_mdwiki_has_no_fulltext_and_mixes_layouts(readers: dict[str, ZimReader]) -> None:
+    md = readers["mdwiki"]
+    assert md.fulltext("insulin", 10).paths == []
+    assert md.resolve("Albuterol").path == "Salbutamol"
+    assert "Albuterol" in {s.title for s in md.suggest("albuterol", 5)}
+    parsoid = _html(md, "Hypertension").xpath("//section[@data-mw-section-id]")
+    assert parsoid[0].get("data-mw-section-id") == "0"
+    assert any(s.get("data-mw-section-id") == "-1" for s in parsoid)
+    assert not _html(md, "Diabetes_mellitus").xpath("//section")
+    intro = _html(md, mdwiki.MAIN_PATH)
+    assert "../Diabetes_mellitus" in intro.xpath("//a/@href")
+
+
+# -- devdocs2zim ----------------------------------------------------------------------
+
+
+def test_devdocs_titles_paths_and_skeleton(readers: dict[str, ZimReader]) -> None:
+    py = readers["devdocs_python"]
+    assert py.resolve("index").title == "Python Documentation"
+    functions = py.resolve("library/functions")
+    assert (functions.title, functions.redirected_from) == ("Functions", None)
+    doc = _html(py, "library/functions")
+    assert doc.xpath("//devdocs-navbar[@listing-src='../navbar.json']")
+    page = doc.xpath("//main[@class='_content']/div[@class='_page _python']")[0]
+    assert page.xpath("./h1/text()") == ["Built-in Functions"]
+    assert page.xpath(".//dl[contains(@class,'py')]/dt[@id='super']")
+    assert page.xpath(".//pre[@data-language='python']")
+    assert page.xpath("./div[@class='_attribution']//a[@class='_attribution-link']/@href") == [
+        "https://docs.python.org/3.13/library/functions.html"
+    ]
+    classes = _html(py, "tutorial/classes")
+    assert classes.xpath("//div[@class='_page _python']/ul/li/a[@href='#inheritance']")
+    assert classes.xpath("//section[@id='inheritance']/section[@id='multiple-inheritance']/h3")
+    cpp = readers["devdocs_cpp"]
+    assert cpp.resolve("cpp/string/basic_string/stol").title == "std::stoll"
+    assert _html(cpp, "cpp/container/vector").xpath("//h2[@id='Member_functions']")
+
+
+def test_devdocs_navbar_licenses_and_index(readers: dict[str, ZimReader]) -> None:
+    py = readers["devdocs_python"]
+    navbar = json.loads(py.content("navbar.json"))
+    assert (navbar["landingHref"], navbar["licenseHref"]) == ("index", "licenses.txt")
+    hrefs = {e["href"] for group in navbar["children"] for e in group["children"]}
+    assert {"library/functions#super", "library/stdtypes#str.join", "library/functions"} <= hrefs
+    assert py.resolve("licenses.txt").mimetype == "text/plain"
+    assert "licenses.txt" in {s.path for s in py.suggest("licenses", 5)}
+    assert "library/functions" in py.fulltext("cooperative multiple inheritance", 5).paths
+    assert py.fulltext("navbar", 5).estimated_total == 0  # navbar and assets not indexed
+    assert py.fulltext("Python Software Foundation", 50).estimated_total >= 25  # attribution is
+
+
+# -- sotoki ---------------------------------------------------------------------------
+
+
+def test_sotoki_redirects_resolve_to_thread(readers: dict[str, ZimReader]) -> None:
+    so = readers["stackoverflow"]
+    assert so.resolve("questions/3277367").path == MRO_THREAD
+    for aid in sotoki.SO_THREADS[0].answer_ids():
+        assert so.resolve(f"a/{aid}").path == MRO_THREAD
+    assert so.resolve("questions_page=1").path == "questions"
+    suggested = {s.path for s in so.suggest("super multiple inheritance", 10)}
+    assert MRO_THREAD in suggested
+    assert not {p for p in suggested if p.startswith(("a/", "questions/3277367"))} - {MRO_THREAD}
+
+
+def test_sotoki_answer_ids_are_unique() -> None:
+    for threads in (sotoki.SO_THREADS, sotoki.MATH_THREADS):
+        ids = [aid for t in threads for aid in t.answer_ids()]
+        assert len(ids) == len(set(ids))
+
+
+def test_sotoki_thread_skeleton(readers: dict[str, ZimReader]) -> None:
+    doc = _html(readers["stackoverflow"], MRO_THREAD)
+    assert doc.xpath("//title/text()") == [
+        "How does Python's super() work with multiple inheritance? - Stack Overflow"
+    ]
+    question = doc.xpath("//div[@id='question']")[0]
+    assert question.get("data-score") == "1089"
+    assert question.xpath(".//a[@class='post-tag']/text()")[:2] == ["python", "inheritance"]
+    assert doc.xpath("//time[@itemprop='dateCreated']/@datetime") == ["2010-07-18T21:40:24.157"]
+    answers = doc.xpath("//div[@id='answers']/div[contains(@class,'answer')]")
+    scores = [int(a.get("data-score")) for a in answers]
+    assert scores == sorted(scores, reverse=True)
+    accepted = [a for a in answers if "accepted-answer" in a.get("class")]
+    assert len(accepted) == 1 and answers.index(accepted[0]) == 1
+    assert accepted[0].xpath(".//div[contains(@class,'js-accepted-answer-indicator')]")
+    assert accepted[0].get("itemprop") == "acceptedAnswer"
+    assert accepted[0].xpath(".//span[@class='comment-copy']")
+    comment_date = accepted[0].xpath(".//span[@class='relativetime-clean']/@title")[0]
+    assert comment_date.endswith("License: CC BY-SA 4.0")
+
+
+def test_sotoki_listing_user_and_tag_pages(readers: dict[str, ZimReader]) -> None:
+    so = readers["stackoverflow"]
+    for path, title in [
+        ("questions", "Highest Voted Questions"),
+        ("questions_page=2", "Highest Voted Questions"),
+        ("tags", "Tags"),
+        ("users", "Users"),
+        ("about", "About"),
+        ("questions/tagged/python", "Highest Voted 'python' Questions"),
+        ("users/101/ada-lindqvist", "User Ada Lindqvist"),
+    ]:
+        assert so.resolve(path).title == title
+    assert "users/101/ada-lindqvist" in {s.path for s in so.suggest("User Ada", 5)}
+    hits = so.fulltext("method resolution order C3", 10).paths
+    assert hits[0] == MRO_THREAD
+
+
+def test_math_keeps_raw_tex_and_mathjax(readers: dict[str, ZimReader]) -> None:
+    math = readers["math"]
+    raw = math.content("questions/3510").decode()
+    assert "$e^{i\\pi}+1=0$" in raw
+    assert "$$e^z=\\sum_{n=0}^{\\infty}\\frac{z^n}{n!}.$$" in raw
+    assert 'type="text/x-mathjax-config"' in raw
+    assert "\\(y'/y=\\ln x+1\\)" in math.content("questions/1212").decode()
+    assert math.fulltext("euler identity", 10).estimated_total > 0
+    so_raw = readers["stackoverflow"].content("questions/14182879").decode()
+    assert "$e^{i\\pi}+1=0$" in so_raw
+    assert "x-mathjax-config" not in so_raw
+
+
+# -- cross-family relevance cases ---------------------------------------------------
+
+
+def _section_ids(reader: ZimReader, path: str) -> set[str]:
+    doc = _html(reader, path)
+    ids = set(
+        doc.xpath(
+            "//*[self::h1 or self::h2 or self::h3 or self::h4 or self::section or self::dt]/@id"
+        )
+    )
+    answers = doc.xpath("//div[contains(@class,'answer')]")
+    ids |= {a.get("id") for a in answers if a.get("id")}
+    if any("accepted-answer" in (a.get("class") or "") for a in answers):
+        ids.add("accepted-answer")
+    return ids
+
+
+def test_relevance_cases_point_at_real_documents(readers: dict[str, ZimReader]) -> None:
+    cases = tomllib.loads((ROOT / "tests" / "relevance_cases.toml").read_text())["case"]
+    assert len(cases) >= 30
+    kinds = {c["kind"] for c in cases}
+    assert kinds == {"exact_title", "redirect_title", "natural_language", "family_specific"}
+    for case in cases:
+        reader = readers[case["library"]]
+        resolved = reader.resolve(case["path"])
+        assert resolved.path == case["path"] and resolved.redirected_from is None, case
+        if case["kind"] == "exact_title":
+            assert resolved.title == case["query"], case
+        if case["kind"] == "redirect_title":
+            source = case["query"].replace(" ", "_")
+            if "section" in case:
+                raw = reader.content(source).decode()
+                assert f"#{case['section']}'" in raw, case
+            else:
+                assert reader.resolve(source).path == case["path"], case
+        if "section" in case:
+            assert case["section"] in _section_ids(reader, case["path"]), case
+
+
+# -- building -------------------------------------------------------------------------
+
+
+def test_building_prints_nothing_to_stdout(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    build_demo_corpus(tmp_path / "again")
+    out, _ = capfd.readouterr()
+    assert out == ""
+    run = subprocess.run(
+        [sys.executable, "-m", "corpus_mcp.demo", str(tmp_path / "cli")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (run.returncode, run.stdout) == (0, "")
+    assert "6 archives" in run.stderr
+    assert (tmp_path / "cli" / "corpus.toml").is_file()
+
+
+def test_large_synthetic_builders_at_small_size(tmp_path: Path) -> None:
+    wiki_path = build_large_wikipedia(tmp_path / "w.zim", articles=120, seed=3)
+    again = build_large_wikipedia(tmp_path / "w2.zim", articles=120, seed=3)
+    wiki, twin = ZimReader(wiki_path), ZimReader(again)
+    assert wiki.info.family == "mediawiki"
+    assert wiki.info.article_count >= 120
+    assert wiki.info.entry_count == twin.info.entry_count
+    first = _html(wiki, "index").xpath("//ul[@id='list']/li/a/@href")[0].removeprefix("./")
+    assert wiki.content(first) == twin.content(first)
+    assert wiki.fulltext("algorithm", 5).estimated_total > 0
+    se = ZimReader(build_large_stackexchange(tmp_path / "s.zim", questions=60, seed=3))
+    assert se.info.family == "stackexchange"
+    assert se.info.main_path == "questions"
+    hits = se.fulltext("how", 50).paths
+    assert any(re.match(r"^questions/\d+/", p) for p in hits)
+    assert se.resolve("questions/100000").path.startswith("questions/100000/")
