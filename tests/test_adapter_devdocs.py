@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 
 from corpus_mcp.adapters import Adapter, get_adapter
+from corpus_mcp.adapters.base import Landing
 from corpus_mcp.adapters.devdocs import DevDocsAdapter
 from corpus_mcp.demo import devdocs as demo_devdocs
 from corpus_mcp.document import Document, Section, walk
+from corpus_mcp.gather import load_symbols
 from corpus_mcp.zim.reader import ZimReader
 
 GOLDEN = Path(__file__).parent / "golden" / "devdocs"
@@ -383,3 +385,45 @@ def test_every_demo_page_parses_cleanly(
     for page, fragment in navbar_targets(reader):
         landing = {i for s in walk(documents[page].sections) for i in [s.id, *s.anchors]}
         assert fragment in landing, f"{page}#{fragment}"
+
+
+def test_navbar_symbols_map_names_to_pages_and_anchors(adapter: DevDocsAdapter) -> None:
+    navbar = {
+        "name": "Python",
+        "children": [
+            {
+                "name": "Built-in Functions",
+                "children": [
+                    {"name": "Functions", "href": "library/functions"},
+                    {"name": "super()", "href": "library/functions#super"},
+                    {"name": "Super", "href": "library/other#Super"},
+                ],
+            },
+            {
+                "name": "Types",
+                "children": [{"name": "str.join", "href": "library/stdtypes#str.join"}],
+            },
+        ],
+    }
+    symbols = adapter.parse_symbols(json.dumps(navbar).encode())
+    assert symbols["super"] == Landing("library/functions", "super")  # first entry wins
+    assert symbols["functions"] == Landing("library/functions", None)
+    assert symbols["str.join"] == Landing("library/stdtypes", "str.join")
+    assert adapter.parse_symbols(b"not json") == {}
+    assert adapter.parse_symbols(b'{"children": [{"name": 3, "href": null}]}') == {}
+
+
+def test_demo_symbols_all_land_on_a_page_and_a_reachable_anchor(
+    adapter: DevDocsAdapter, tmp_path: Path
+) -> None:
+    reader = ZimReader(demo_devdocs.build(tmp_path / "devdocs.zim"))
+    hits = load_symbols(reader, adapter)
+    assert hits["str.join"].path == "library/stdtypes"
+    assert hits["str.join"].title == "Built-in Types"
+    for key, hit in hits.items():
+        document = adapter.parse(hit.path, hit.title, reader.content(hit.path))
+        if hit.section:
+            reachable = {s.id for s in walk(document.sections)} | {
+                a for s in walk(document.sections) for a in s.anchors
+            }
+            assert hit.section in reachable, key

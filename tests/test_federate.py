@@ -50,7 +50,10 @@ def test_a_symbol_match_wins_and_carries_its_anchor() -> None:
     hits = {
         "devdocs": _hits([], symbols=[symbol]),
         "forum": _hits(
-            [Hit(path=f"questions/{i}/x", title=f"Using super {i}", query="super") for i in range(5)]
+            [
+                Hit(path=f"questions/{i}/x", title=f"Using super {i}", query="super")
+                for i in range(5)
+            ]
         ),
     }
     ordered, found = federate("super", hits, 2)

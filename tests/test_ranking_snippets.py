@@ -7,6 +7,7 @@ from corpus_mcp.ranking import (
     ELLIPSIS,
     flatten_inline,
     passages,
+    result_hints,
     section_hints,
     snippet,
 )
@@ -223,3 +224,68 @@ def test_section_hints_never_offer_references_or_the_lead() -> None:
         for hint in section_hints(query, document)
     }
     assert not ids & {"", "See_also", "References"}
+
+
+# -- result hints -----------------------------------------------------------------------
+
+
+def _thread(accepted: bool) -> Document:
+    answers = [
+        Section(id="answer-7", title="Answer by A", level=2, content="Use a deque."),
+        Section(id="answer-9", title="Answer by B", level=2, content="A list works too."),
+    ]
+    if accepted:
+        answers[1] = Section(
+            id="accepted-answer",
+            title="Accepted answer by B",
+            level=2,
+            content="Use a list.",
+            anchors=["answer-9"],
+        )
+    question = Section(id="question", title="Which container?", level=2, content="Q?")
+    return Document(
+        path="questions/1/x", title="Which container?", kind="thread", sections=[question, *answers]
+    )
+
+
+def test_a_thread_hints_its_accepted_answer_first() -> None:
+    assert result_hints("which container should I use", _thread(accepted=True))[0] == (
+        "accepted-answer",
+        "Accepted answer by B",
+    )
+
+
+def test_a_thread_without_accepted_answer_hints_the_best_scored_one() -> None:
+    assert result_hints("which container", _thread(accepted=False))[0] == (
+        "answer-7",
+        "Answer by A",
+    )
+
+
+def test_a_landing_section_comes_first_and_an_alias_resolves_to_its_section() -> None:
+    thread = _thread(accepted=True)
+    assert result_hints("container", thread, landing="answer-9")[0] == (
+        "accepted-answer",
+        "Accepted answer by B",
+    )
+
+
+def test_an_anchor_inside_the_lead_is_hinted_by_its_own_id() -> None:
+    page = Document(
+        path="library/functions",
+        title="Functions",
+        kind="documentation",
+        sections=[
+            Section(
+                id="", title="Functions", level=1, content="super() ...", anchors=["abs", "super"]
+            )
+        ],
+    )
+    assert result_hints("super", page, landing="super") == [("super", "super")]
+
+
+def test_an_unknown_landing_is_ignored() -> None:
+    doc = _document()
+    assert result_hints("ray charles early life", doc, landing="Nowhere") == section_hints(
+        "ray charles early life", doc
+    )

@@ -283,6 +283,18 @@ def test_suggestions_include_redirects(readers: dict[str, ZimReader]) -> None:
     assert readers[MINI_2020].suggest("ray", 0) == []
 
 
+def test_title_fallback_without_a_title_index_ignores_the_first_letters_case(
+    readers: dict[str, ZimReader],
+) -> None:
+    books = readers[WIKIBOOKS_2017]
+    assert not books.info.has_title_index
+    assert books.suggest("кава", 5) == [Suggestion("Кава", "Кава")]
+    assert books.suggest("Кава", 5) == [Suggestion("Кава", "Кава")]
+    assert books.suggest("італьянская мова", 1) == [
+        Suggestion("Італьянская_мова", "Італьянская мова")
+    ]
+
+
 def test_fulltext_returns_normalised_ranked_paths(readers: dict[str, ZimReader]) -> None:
     page = readers[MINI_2022].fulltext("music", 3)
     assert page.paths == ["Billboard_(magazine)", "The_Beatles", "Michael_Jackson"]
