@@ -114,6 +114,7 @@ def test_relaxations_of_a_natural_language_question() -> None:
         "python parent method first",
         "python parent method",
         "python parent",
+        "python",
     ]
 
 
@@ -121,7 +122,7 @@ def test_relaxations_are_distinct_non_empty_and_shrinking() -> None:
     steps = relaxations("What is the difference between a list and a tuple in Python?")
     assert steps[0] == "what is the difference between a list and a tuple in python"
     assert steps[1] == "difference list tuple python"
-    assert steps[-1] == "tuple python"
+    assert steps[-2:] == ["tuple python", "python"]
     assert len(steps) == len(set(steps))
     sizes = [len(step.split()) for step in steps]
     assert sizes == sorted(sizes, reverse=True)
@@ -130,7 +131,7 @@ def test_relaxations_are_distinct_non_empty_and_shrinking() -> None:
 def test_relaxations_of_long_queries_stay_few() -> None:
     query = " ".join(f"word{i}" for i in range(60))
     steps = relaxations(query)
-    assert [len(step.split()) for step in steps] == [60, 6, 5, 4, 3, 2]
+    assert [len(step.split()) for step in steps] == [60, 6, 5, 4, 3, 2, 1]
     assert steps[1] == "word10 word11 word12 word13 word14 word15"
 
 
@@ -186,4 +187,6 @@ def test_relaxation_weight_is_the_share_of_informative_words_kept() -> None:
 
 
 def test_short_numbers_are_dropped_before_topic_words() -> None:
-    assert relaxations("first line medicine for type 2 diabetes")[-1] == "medicine diabetes"
+    steps = relaxations("first line medicine for type 2 diabetes")
+    assert "first line medicine type diabetes" in steps  # "2" goes first
+    assert steps[-2:] == ["medicine diabetes", "medicine"]

@@ -91,7 +91,9 @@ class Corpus:
         failed: list[str] = []
         async with trio.open_nursery() as nursery:
             for library in self._libraries.values():
-                nursery.start_soon(self._search_library, library, normalised, want, hits, failed)
+                nursery.start_soon(
+                    self._search_library, library, normalised, want, limit, hits, failed
+                )
 
         ordered, found = federate(normalised, hits, self.settings.search_max_consecutive)
         results = await self._results(normalised, ordered, limit, found, failed)
@@ -107,6 +109,7 @@ class Corpus:
         library: Library,
         query: str,
         want: int,
+        enough: int,
         out: dict[str, LibraryHits],
         failed: list[str],
     ) -> None:
@@ -115,7 +118,7 @@ class Corpus:
         with trio.move_on_after(self.settings.search_timeout) as scope:
             try:
                 found = await library.service.run(
-                    lambda: collect_hits(reader, adapter, query, want, _checkpoint)
+                    lambda: collect_hits(reader, adapter, query, want, enough, _checkpoint)
                 )
                 symbol = library.symbols.get(symbol_key(query))
                 out[library.name] = msgspec.structs.replace(

@@ -100,14 +100,15 @@ def collect_hits(
     adapter: Adapter,
     query: str,
     want: int,
+    enough: int,
     checkpoint: Callable[[], None] = lambda: None,
 ) -> LibraryHits:
     """Full-text and title hits for ``query``, landed, filtered and deduplicated.
 
-    The full query goes first; relaxed forms follow only while fewer than ``want``
-    documents have been found (libzim ANDs every term, so a long question often
-    matches nothing as written). Archives without a full-text index answer from titles
-    only.
+    Each index search asks for ``want`` hits. The full query goes first; relaxed forms
+    follow only while fewer than ``enough`` documents have been found (libzim ANDs every
+    term, so a long question often matches nothing as written). Archives without a
+    full-text index answer from titles only.
     """
     fulltext: list[Hit] = []
     seen: set[str] = set()
@@ -123,7 +124,7 @@ def collect_hits(
                 if hit is not None and hit.path not in seen:
                     seen.add(hit.path)
                     fulltext.append(msgspec.structs.replace(hit, query=relaxed))
-            if len(fulltext) >= want:
+            if len(fulltext) >= enough:
                 break
     checkpoint()
     titled: list[Hit] = []

@@ -25,8 +25,9 @@ from corpus_mcp.ranking.text import (
 #: Longest query the tools accept, in characters, after normalisation.
 MAX_QUERY_CHARS = 500
 
-#: The fewest terms a relaxation keeps (when the query has that many informative ones).
-MIN_RELAXED_TERMS = 2
+#: The fewest terms a relaxation keeps: the last resort is the single most informative
+#: term (fusion weighs such hits by :func:`relaxation_weight`, so they rank low).
+MIN_RELAXED_TERMS = 1
 #: Relaxations beyond "no stop words" start from at most this many terms, so a long
 #: question costs a handful of index searches, not one per word.
 MAX_RELAXED_TERMS = 6
@@ -116,7 +117,9 @@ def relaxations(query: str) -> list[str]:
     variants.append(_xapian_string(kept))
     variants.append(_xapian_string([w for term in kept for w in _split_snake(term)]))
     by_value = sorted(range(len(kept)), key=lambda i: _informativeness(kept[i], i), reverse=True)
-    floor = min(MIN_RELAXED_TERMS, len(kept))
+    # A query made only of stop words ("the who") is its own topic: never shortened.
+    only_stop_words = all(term in STOP_WORDS for term in kept)
+    floor = len(kept) if only_stop_words else min(MIN_RELAXED_TERMS, len(kept))
     for count in range(min(len(kept) - 1, MAX_RELAXED_TERMS), floor - 1, -1):
         chosen = sorted(by_value[:count])
         variants.append(_xapian_string([kept[i] for i in chosen]))
