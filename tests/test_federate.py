@@ -47,8 +47,9 @@ def test_a_redirect_alias_counts_as_the_title_and_the_first_hit_is_kept() -> Non
 
 def test_a_symbol_match_wins_and_carries_its_anchor() -> None:
     symbol = Hit(path="library/functions", title="Functions", alias="super", section="super")
+    page = Hit(path="library/functions", title="Functions", query="super")
     hits = {
-        "devdocs": _hits([], symbols=[symbol]),
+        "devdocs": _hits([page], symbols=[symbol]),
         "forum": _hits(
             [
                 Hit(path=f"questions/{i}/x", title=f"Using super {i}", query="super")

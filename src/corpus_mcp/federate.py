@@ -4,12 +4,15 @@ Each library contributes one list per full-text query it ran (weighted by how mu
 the question that query kept), its title-index list and its API-symbol match; fusion
 and the diversity pass live in :mod:`corpus_mcp.ranking`. The first hit seen for each
 document is kept, because it carries what the result needs later: the entry title to
-parse with and the section a redirect stub or symbol landed on.
+parse with and the section a redirect stub or symbol landed on (taken from whichever
+list knew it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+
+import msgspec
 
 from corpus_mcp import ranking
 from corpus_mcp.gather import Hit, LibraryHits
@@ -35,7 +38,10 @@ def federate(
                 for h in group
             ]
             for h in group:
-                found.setdefault((name, h.path), h)
+                seen = found.setdefault((name, h.path), h)
+                if seen.section is None and h.section is not None:
+                    # A later list (a stub, a symbol) knows where in the document to land.
+                    found[(name, h.path)] = msgspec.structs.replace(seen, section=h.section)
     fused = ranking.fuse(query, lists, weights=weights)
     return ranking.diversify(fused, lambda c: c.library, max_consecutive), found
 
