@@ -31,9 +31,11 @@ from corpus_mcp import refs
 from corpus_mcp.corpus import Corpus, open_corpus
 
 LARGEST = ("rc2018", "Ray_Charles")
+# Code legitimately holds `<vector>` and `a[1]`: it is left out before the junk check.
+CODE = re.compile(r"```.*?```|`[^`\n]+`", re.DOTALL)
 JUNK = {
-    "citation marker": re.compile(r"\[\d{1,3}\]"),
-    "html tag": re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*(\s[^>]*)?>"),
+    "citation marker": re.compile(r"(?<![\w\]])\[\d{1,3}\]"),
+    "html tag": re.compile(r"(?<!\\)</?[a-zA-Z][a-zA-Z0-9]*(\s[^>]*)?>"),  # not `\<char>`
     "footer": re.compile(r"This article is issued from|Retrieved from|Jump to navigation"),
     "edit link": re.compile(r"\[edit\]|\[edit source\]"),
     "toc list": re.compile(r"^\s*(Contents|Table of contents)\s*$", re.MULTILINE),
@@ -115,8 +117,9 @@ async def sizes_and_junk(corpus: Corpus) -> int:
             markdown[family] += len(text)
             visible[family] += visible_text_chars(reader.content(path))
             docs[family] += 1
+            prose = CODE.sub(" ", text)
             for label, pattern in JUNK.items():
-                if m := pattern.search(text):
+                if m := pattern.search(prose):
                     junk.append(f"{name}/{path}: {label}: {m.group(0)[:60]!r}")
     print("\noutput size: Markdown characters vs visible HTML text characters")
     for family in sorted(markdown):
