@@ -16,13 +16,13 @@ import mcp_types as types
 import msgspec
 
 from corpus_mcp.ranking import MAX_QUERY_CHARS
+from corpus_mcp.refs import MAX_REF_CHARS
 from corpus_mcp.wire import FetchOutput, SearchOutput
 
 SEARCH = "search"
 FETCH = "fetch"
 TOOL_NAMES = (SEARCH, FETCH)
 
-MAX_REF_CHARS = 2048
 MAX_SECTIONS = 64
 MAX_SECTION_ID_CHARS = 512
 
