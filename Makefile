@@ -49,14 +49,14 @@ serve: run
 
 validate-corpus: demo
 ifeq ($(origin ENGINE),command line)
-	container/compose.sh validate
+	CORPUS_ROOT=$(LOCAL_ROOT) CORPUS_CONFIG=$(LOCAL_CONFIG) container/compose.sh validate
 else
 	$(LOCAL_ENV) $(BIN)/corpus-mcp validate
 endif
 
 corpus-list: demo
 ifeq ($(origin ENGINE),command line)
-	container/compose.sh list
+	CORPUS_ROOT=$(LOCAL_ROOT) CORPUS_CONFIG=$(LOCAL_CONFIG) container/compose.sh list
 else
 	$(LOCAL_ENV) $(BIN)/corpus-mcp list
 endif
@@ -73,13 +73,13 @@ test: $(STAMP) $(INTEROP)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests scripts
-	$(BIN)/ruff format --check src tests scripts
+	$(BIN)/ruff check src tests scripts container
+	$(BIN)/ruff format --check src tests scripts container
 	$(BIN)/mypy
 
 format: $(STAMP)
-	$(BIN)/ruff format src tests scripts
-	$(BIN)/ruff check --fix src tests scripts
+	$(BIN)/ruff format src tests scripts container
+	$(BIN)/ruff check --fix src tests scripts container
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench_fetch.py

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# The container lifecycle behind `make build|start|stop|down|restart|logs|ps` and
+# `make validate-corpus|corpus-list ENGINE=...`, with podman-compose or docker compose.
+#
+#   container/compose.sh build|start|stop|down|restart|logs|ps|validate|list
+#
+# ENGINE=podman (default) or docker picks the tool. Host settings (CORPUS_ROOT,
+# CORPUS_CONFIG, MCP_PORT, ...; environment or .env) are read by podman-compose.yml itself;
+# this script checks the mounts exist first, because a missing bind source is the most
+# common first-run error and each tool words it differently (or, for podman-compose without
+# create_host_path, silently creates an empty folder). COMPOSE_PROJECT_NAME overrides the
+# project name.
+set -euo pipefail
+
+readonly SERVICE=corpus-mcp
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+readonly REPO="${HERE%/container}"
+readonly COMPOSE_FILE="$REPO/podman-compose.yml"
+ENGINE="${ENGINE:-podman}"
+
+die() {
+  echo "compose.sh: $*" >&2
+  exit 1
+}
+
+# The compose command for $ENGINE, as an array, or a clear message when it is missing.
+compose_command() {
+  case "$ENGINE" in
+    podman)
+      command -v podman >/dev/null || die "ENGINE=podman but podman is not installed" \
+        "(Debian/Ubuntu: apt-get install podman; or use ENGINE=docker)"
+      command -v podman-compose >/dev/null || die "ENGINE=podman but podman-compose is not" \
+        "installed (pip install "podman-compose>=1.6"; or use ENGINE=docker)"
+      COMPOSE=(podman-compose)
+      ;;
+    docker)
+      command -v docker >/dev/null || die "ENGINE=docker but docker is not installed" \
+        "(or use ENGINE=podman)"
+      if docker compose version >/dev/null 2>&1; then
+        COMPOSE=(docker compose)
+      elif command -v docker-compose >/dev/null; then
+        COMPOSE=(docker-compose)
+      else
+        die "ENGINE=docker but neither 'docker compose' (the compose plugin) nor" \
+          "docker-compose is installed (or use ENGINE=podman)"
+      fi
+      ;;
+    *) die "unknown ENGINE=$ENGINE; accepted: podman, docker" ;;
+  esac
+  if [[ -n "${COMPOSE_PROJECT_NAME:-}" ]]; then
+    COMPOSE+=(-p "$COMPOSE_PROJECT_NAME")
+  fi
+  COMPOSE+=(-f "$COMPOSE_FILE")
+}
+
+# Host paths as compose resolves them: relative to the compose file's folder.
+host_path() {
+  local path="$1"
+  [[ "$path" = /* ]] && echo "$path" || echo "$REPO/${path#./}"
+}
+
+# A setting as compose sees it: the environment first, then the project's .env file.
+setting() {
+  local name="$1" default="$2" value
+  value="${!name:-}"
+  if [[ -z "$value" && -f "$REPO/.env" ]]; then
+    value="$(sed -n "s/^[[:space:]]*${name}[[:space:]]*=[[:space:]]*//p" "$REPO/.env" | tail -1)"
+    value="${value%\"}" && value="${value#\"}" && value="${value%\'}" && value="${value#\'}"
+  fi
+  echo "${value:-$default}"
+}
+
+check_mounts() {
+  local root config
+  root="$(host_path "$(setting CORPUS_ROOT ./corpus)")"
+  config="$(host_path "$(setting CORPUS_CONFIG ./corpus.toml)")"
+  [[ -d "$root" ]] || die "CORPUS_ROOT $root is not a folder: put your ZIM archives in" \
+    "./corpus (laid out as ./corpus.toml says) or set CORPUS_ROOT to their folder;" \
+    "it is mounted read-only at /corpus"
+  [[ -f "$config" ]] || die "CORPUS_CONFIG $config is not a file: set CORPUS_CONFIG to your" \
+    "corpus.toml (the repository's ./corpus.toml is the default); it is mounted read-only" \
+    "at /config/corpus.toml"
+}
+
+image_exists() {
+  local image="localhost/corpus-mcp:${TAG:-latest}"
+  case "$ENGINE" in
+    podman) podman image exists "$image" ;;
+    docker) docker image inspect "$image" >/dev/null 2>&1 ;;
+  esac
+}
+
+# A throwaway container from the image, with the service's mounts and environment.
+run_once() {
+  image_exists || "${COMPOSE[@]}" build
+  "${COMPOSE[@]}" run --rm --no-deps -T "$SERVICE" "$@"
+}
+
+main() {
+  [[ $# -eq 1 ]] || die "usage: compose.sh build|start|stop|down|restart|logs|ps|validate|list"
+  compose_command
+  case "$1" in
+    build) "${COMPOSE[@]}" build ;;
+    start) check_mounts && "${COMPOSE[@]}" up -d --build ;;
+    stop) "${COMPOSE[@]}" stop ;;
+    down) "${COMPOSE[@]}" down ;;
+    restart) check_mounts && "${COMPOSE[@]}" restart ;;
+    logs) "${COMPOSE[@]}" logs --tail=200 "$SERVICE" ;;
+    ps) "${COMPOSE[@]}" ps ;;
+    validate) check_mounts && run_once validate ;;
+    list) check_mounts && run_once list ;;
+    *) die "unknown target '$1'; accepted: build start stop down restart logs ps validate list" ;;
+  esac
+}
+
+main "$@"
