@@ -20,6 +20,7 @@ parse, and its output would still need most of the rules below overridden. Rules
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Callable, Iterable, Iterator
 
@@ -31,6 +32,7 @@ __all__ = [
     "classes",
     "drop",
     "has_class",
+    "make_element",
     "parse_html",
     "to_markdown",
     "visible_text",
@@ -39,7 +41,19 @@ __all__ = [
 
 # -- parsing ------------------------------------------------------------------------------
 
+_UTF8_CHECK_SLICE = 16384
 _PARSER = lxml.html.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True)
+# lxml.html's own lookup is a Python method called for every element proxy the walk
+# creates (thousands per large page). Every tag here is a plain HtmlElement (the form
+# element subclasses are never used), so lxml's C-level default lookup does the same.
+_PARSER.set_element_class_lookup(
+    lxml.etree.ElementDefaultClassLookup(
+        element=HtmlElement,
+        comment=lxml.html.HtmlComment,
+        pi=lxml.html.HtmlProcessingInstruction,
+        entity=lxml.html.HtmlEntity,
+    )
+)
 
 
 def parse_html(data: bytes) -> HtmlElement:
@@ -48,9 +62,7 @@ def parse_html(data: bytes) -> HtmlElement:
     Comments are dropped at parse time (the ``htdig_noindex`` markers included): no
     adapter needs them and it spares the walk. Invalid UTF-8 is replaced, not fatal.
     """
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
+    if not _is_utf8(data):
         data = data.decode("utf-8", "replace").encode("utf-8")
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -61,6 +73,34 @@ def parse_html(data: bytes) -> HtmlElement:
     if root is None:
         return lxml.html.document_fromstring(b"<html><body></body></html>", parser=_PARSER)
     return root
+
+
+def _is_utf8(data: bytes) -> bool:
+    """Whether ``data`` is valid UTF-8.
+
+    Decoded in slices: one ``decode`` of a large page allocates a str as large as the
+    page or larger (slow to obtain from the OS) only to throw it away.
+    """
+    if data.isascii():
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        for offset in range(0, len(data), _UTF8_CHECK_SLICE):
+            decoder.decode(data[offset : offset + _UTF8_CHECK_SLICE])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def make_element(tag: str) -> HtmlElement:
+    """A new detached element from :func:`parse_html`'s parser.
+
+    Nodes moved under it keep the fast class lookup (a tree's proxies are made by its
+    document's parser), unlike under ``lxml.html.Element``.
+    """
+    element: HtmlElement = _PARSER.makeelement(tag)
+    return element
 
 
 # -- small shared helpers -------------------------------------------------------------------
@@ -121,12 +161,16 @@ def _is_junk(el: HtmlElement) -> bool:
     tag = el.tag
     if tag in _DROP_TAGS:
         return True
-    if el.get("hidden") is not None:
+    # This runs for every element: one keys() call spares an attribute lookup for each of
+    # the three below that is absent, as most are.
+    names = el.keys()
+    if "hidden" in names:
         return True
-    style = el.get("style")
-    if style and "none" in style and _HIDDEN_STYLE.search(style):
-        return True
-    value = el.get("class")
+    if "style" in names:
+        style = el.get("style")
+        if style and "none" in style and _HIDDEN_STYLE.search(style):
+            return True
+    value = el.get("class") if "class" in names else None
     if value:
         tokens = value.split()
         if not _JUNK_CLASSES.isdisjoint(tokens):
@@ -224,6 +268,8 @@ _ESCAPE_INLINE = re.compile(r"\\(?=[!-/:-@\[-`{-~])|`|<(?=[A-Za-z/!?])|\*|_")
 _LINE_START = re.compile(r"^(\s*)(#{1,6}(?=\s|$)|>|[-+*](?=\s)|=+\s*$|(\d{1,9})([.)])(?=\s))")
 _LIST_MARKER = re.compile(r"^\s*(?:[-+*]|\d{1,9}[.)])\s+")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_CELL_PUNCTUATION_JOIN = re.compile(r"([,;:])\s*;\s")
+_LEADING_INT = re.compile(r"\s*(\d+)")
 _SUP_PLAIN = re.compile(r"^[0-9+\-−–⁄/.,()nNiIxX]+$")
 
 
@@ -290,6 +336,18 @@ def _normalise(text: str) -> str:
     return "\n".join(out).strip()
 
 
+def _collapse_spaces(text: str) -> str:
+    """Every whitespace run (as :data:`_SPACES` defines it) becomes one space.
+
+    Most text nodes hold nothing to collapse, and saying so is much cheaper than running
+    the regex: every character ``_SPACES`` matches except the plain space is
+    non-printable, so printable text without a double space is already collapsed.
+    """
+    if text.isprintable() and "  " not in text:
+        return text
+    return _SPACES.sub(" ", text)
+
+
 def _fence_for(content: str, char: str = "`") -> str:
     longest = max((len(m) for m in re.findall(re.escape(char) + "+", content)), default=0)
     return char * max(3, longest + 1)
@@ -301,14 +359,12 @@ def _clean_tex(tex: str) -> str:
         match = pattern.match(tex)
         if match:
             tex = match.group("body").strip()
-    return _SPACES.sub(" ", tex).strip()
-
-
-_ESCAPABLE = frozenset("\\`<*_")
+    return _collapse_spaces(tex).strip()
 
 
 def _escape_text(text: str) -> str:
-    if _ESCAPABLE.isdisjoint(text):
+    # Five substring tests run at memchr speed; a set or regex test goes char by char.
+    if not ("\\" in text or "`" in text or "<" in text or "*" in text or "_" in text):
         return text
 
     def repl(match: re.Match[str]) -> str:
@@ -327,16 +383,20 @@ def _escape_text(text: str) -> str:
 
 
 def _escape_line_starts(text: str) -> str:
-    def fix(line: str) -> str:
-        match = _LINE_START.match(line)
-        if not match:
-            return line
-        lead, marker = match.group(1), match.group(2)
-        if match.group(3):
-            return f"{lead}{match.group(3)}\\{match.group(4)}{line[match.end() :]}"
-        return f"{lead}\\{marker}{line[match.end() :]}"
+    if "\n" not in text:  # the common case: one line, no split and join
+        return _escape_line_start(text)
+    return "\n".join(_escape_line_start(line) for line in text.split("\n"))
 
-    return "\n".join(fix(line) for line in text.split("\n"))
+
+def _escape_line_start(line: str) -> str:
+    """Escape a Markdown block marker (heading, quote, list item, ...) opening ``line``."""
+    match = _LINE_START.match(line)
+    if not match:
+        return line
+    lead, marker = match.group(1), match.group(2)
+    if match.group(3):
+        return f"{lead}{match.group(3)}\\{match.group(4)}{line[match.end() :]}"
+    return f"{lead}\\{marker}{line[match.end() :]}"
 
 
 def _indent(text: str, first: str, rest: str) -> str:
@@ -370,19 +430,21 @@ class _Renderer:
         if _OPEN in raw or _CLOSE in raw or _BR in raw:
             raw = _PRIVATE.sub("", raw)
         if not self.tex:
-            return _escape_text(_SPACES.sub(" ", raw))
+            return _escape_text(_collapse_spaces(raw))
         out: list[str] = []
         pos = 0
         for match in _TEX_IN_TEXT.finditer(raw):
-            out.append(_escape_text(_SPACES.sub(" ", raw[pos : match.start()])))
+            out.append(_escape_text(_collapse_spaces(raw[pos : match.start()])))
             out.append(self.protect(match.group(0)))
             pos = match.end()
-        out.append(_escape_text(_SPACES.sub(" ", raw[pos:])))
+        out.append(_escape_text(_collapse_spaces(raw[pos:])))
         return "".join(out)
 
     def finish_run(self, parts: list[str]) -> str:
         """Turn collected inline pieces into one paragraph's Markdown ('' if blank)."""
-        run = _MULTI_SPACE.sub(" ", "".join(parts))
+        run = "".join(parts)
+        if "  " in run:  # the regex costs far more than this check
+            run = _MULTI_SPACE.sub(" ", run)
         if _BR in run:
             run = "\n".join(piece.strip() for piece in run.split(_BR))
             run = re.sub(r"\n{2,}", "\n", run)
@@ -395,25 +457,28 @@ class _Renderer:
 
     def blocks_of(self, el: HtmlElement, skip: HtmlElement | None = None) -> list[str]:
         """The Markdown blocks of ``el``'s children (text and inline runs become paragraphs)."""
+        # lxml builds a new string on every ``.tag`` / ``.text`` / ``.tail`` read: this
+        # loop and inline_children's run for every element, so each is read once.
         blocks: list[str] = []
         parts: list[str] = []
-        if el.text:
-            parts.append(self.text(el.text))
+        if text := el.text:
+            parts.append(self.text(text))
         for child in el:
+            tag = child.tag
             if child is skip:
                 pass
-            elif isinstance(child.tag, str) and not _is_junk(child):
-                if child.tag in _BLOCK_TAGS or self.is_block_image(child):
+            elif isinstance(tag, str) and not _is_junk(child):
+                if tag in _BLOCK_TAGS or self.is_block_image(child):
                     if parts:
                         para = self.finish_run(parts)
                         if para:
                             blocks.append(para)
                         parts = []
-                    blocks.extend(self.element_blocks(child))
+                    blocks.extend(self.checked_element_blocks(child, tag))
                 else:
                     parts.append(self.inline(child))
-            if child.tail:
-                parts.append(self.text(child.tail))
+            if tail := child.tail:
+                parts.append(self.text(tail))
         if parts:
             para = self.finish_run(parts)
             if para:
@@ -421,12 +486,17 @@ class _Renderer:
         return blocks
 
     def is_block_image(self, el: HtmlElement) -> bool:
-        return el.tag == "span" and not _FIGURE_CLASSES.isdisjoint(classes(el))
+        value = el.get("class") if el.tag == "span" else None  # no frozenset: runs per child
+        return value is not None and not _FIGURE_CLASSES.isdisjoint(value.split())
 
     def element_blocks(self, el: HtmlElement) -> list[str]:
-        if not isinstance(el.tag, str) or _is_junk(el):
-            return []
         tag = el.tag
+        if not isinstance(tag, str) or _is_junk(el):
+            return []
+        return self.checked_element_blocks(el, tag)
+
+    def checked_element_blocks(self, el: HtmlElement, tag: str) -> list[str]:
+        """:meth:`element_blocks` for an element already known not to be junk."""
         handler = _BLOCK_HANDLERS.get(tag)
         if handler is not None:
             return handler(self, el)
@@ -601,7 +671,7 @@ class _Renderer:
         if not code.strip():
             return []
         if self.in_cell:
-            return [self.expand(self.code_span(_SPACES.sub(" ", code).strip()))]
+            return [self.expand(self.code_span(_collapse_spaces(code).strip()))]
         language = _code_language(el)
         fence = _fence_for(code)
         return [f"{fence}{language}\n{code}\n{fence}"]
@@ -688,20 +758,21 @@ class _Renderer:
         finally:
             self.in_cell -= 1
         text = "; ".join(b.replace("\n", "; ") for b in blocks)
-        text = re.sub(r"([,;:])\s*;\s", r"\1 ", text)
+        if ";" in text:
+            text = _CELL_PUNCTUATION_JOIN.sub(r"\1 ", text)
         return text.replace("|", "\\|").strip()
 
     # -- inline ----------------------------------------------------------------------------
 
     def inline_children(self, el: HtmlElement) -> str:
         parts: list[str] = []
-        if el.text:
-            parts.append(self.text(el.text))
+        if text := el.text:
+            parts.append(self.text(text))
         for child in el:
             if isinstance(child.tag, str) and not _is_junk(child):
                 parts.append(self.inline(child))
-            if child.tail:
-                parts.append(self.text(child.tail))
+            if tail := child.tail:
+                parts.append(self.text(tail))
         return "".join(parts)
 
     def plain_inline(self, el: HtmlElement) -> str:
@@ -710,7 +781,7 @@ class _Renderer:
 
     def inline(self, el: HtmlElement) -> str:
         tag = el.tag
-        tokens = classes(el)
+        tokens = (el.get("class") or "").split()  # runs per inline element: no frozenset
         if tokens and ("mwe-math-element" in tokens or "katex" in tokens):
             return self.math(el)
         if tag == "math":
@@ -726,7 +797,7 @@ class _Renderer:
             if tag == "var" and el.getparent() is not None and el.getparent().tag != "pre":
                 return self.emphasis(el, "*")
             return self.code_span(
-                _SPACES.sub(" ", _PRIVATE.sub("", "".join(el.itertext()))).strip()
+                _collapse_spaces(_PRIVATE.sub("", "".join(el.itertext()))).strip()
             )
         if tag in _STRONG_TAGS:
             return self.emphasis(el, "**")
@@ -805,7 +876,7 @@ def _int_attr(el: HtmlElement, name: str, default: int, cap: int) -> int:
     value = el.get(name)
     if not value:
         return default
-    digits = re.match(r"\s*(\d+)", value)
+    digits = _LEADING_INT.match(value)
     if not digits:
         return default
     return max(1, min(cap, int(digits.group(1))))

@@ -19,16 +19,18 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import cast
 from urllib.parse import unquote
 
-import lxml.html
+import lxml.etree
 import msgspec
 from lxml.html import HtmlElement
 
 from corpus_mcp.adapters.base import AdapterDefaults, Landing
 from corpus_mcp.cleaning import (
     classes,
+    make_element,
     parse_html,
     to_markdown,
     visible_text,
@@ -74,20 +76,45 @@ _JUNK_ID_SET = frozenset(_JUNK_IDS)
 _JUNK_CLASS_SET = frozenset(_JUNK_CLASSES)
 _JUNK_TAGS = frozenset({"meta", "style", "link", "script"})
 
+# Attribute values, not elements: XPath hands back each ``class`` / ``id`` value as a string
+# made in C, and only the few values that name junk need their element (a Python proxy).
+# ``descendant::*`` leaves the context element's own attributes out.
+_DESCENDANT_CLASSES = lxml.etree.XPath("descendant::*/@class")
+_DESCENDANT_IDS = lxml.etree.XPath("descendant::*/@id")
+# XPath's id() looks values up in libxml2's id table (every value an ``id`` attribute has
+# in the page, plus ``<a name>`` values in HTML), given as one space-separated list.
+_ID_TABLE = lxml.etree.XPath("id($idents)")
+_JUNK_ID_LIST = " ".join(_JUNK_IDS)
 
-_CANDIDATES_XPATH = ".//*[@class or @id] | .//meta | .//style | .//link | .//script"
+
+def _select(xpath: lxml.etree.XPath, node: HtmlElement, **variables: str) -> list[HtmlElement]:
+    """Run an XPath that selects elements (lxml's stubs type any XPath result)."""
+    return cast("list[HtmlElement]", xpath(node, **variables))
+
+
+def _owners(
+    xpath: lxml.etree.XPath, node: HtmlElement, keep: Callable[[str], bool]
+) -> list[HtmlElement]:
+    """The elements carrying the attribute values ``xpath`` selects that ``keep`` accepts."""
+    values = cast("list[lxml.etree._ElementUnicodeResult]", xpath(node))
+    return [cast(HtmlElement, value.getparent()) for value in values if keep(value)]
+
+
+def _is_junk_class(value: str) -> bool:
+    return "navbox" in value or not _JUNK_CLASS_SET.isdisjoint(value.split())
 
 
 def _strip_junk(content: HtmlElement) -> None:
-    """Remove mwoffliner's chrome and navigation in one pass over the candidates."""
-    doomed: list[HtmlElement] = []
-    for el in content.xpath(_CANDIDATES_XPATH):
-        if el.tag in _JUNK_TAGS or el.get("id") in _JUNK_ID_SET:
-            doomed.append(el)
-            continue
-        value = el.get("class")
-        if value and ("navbox" in value or not _JUNK_CLASS_SET.isdisjoint(value.split())):
-            doomed.append(el)
+    """Remove mwoffliner's chrome and navigation (below ``content``) by tag, id or class.
+
+    The order of removal does not matter: each removal is local (its tail text stays in
+    place), and removing an element nested in an already removed one only touches the
+    detached subtree.
+    """
+    doomed: list[HtmlElement] = list(content.iterdescendants(*_JUNK_TAGS))
+    if _select(_ID_TABLE, content, idents=_JUNK_ID_LIST):  # most pages have none: no scan
+        doomed += _owners(_DESCENDANT_IDS, content, lambda value: value in _JUNK_ID_SET)
+    doomed += _owners(_DESCENDANT_CLASSES, content, _is_junk_class)
     for el in doomed:
         if el.getparent() is not None:
             el.drop_tree()
@@ -138,7 +165,7 @@ class MediaWikiAdapter(AdapterDefaults):
         return None
 
     def parse(self, path: str, title: str, html: bytes) -> Document:
-        root = parse_html(_HTDIG.sub(b"", html))
+        root = parse_html(_without_htdig(html))
         by_id = _index_ids(root)
         metadata: dict[str, str] = {}
         if _is_list_page(root, by_id):
@@ -153,6 +180,30 @@ class MediaWikiAdapter(AdapterDefaults):
         return Document(
             path=path, title=doc_title, kind="article", sections=sections, metadata=metadata
         )
+
+
+def _without_htdig(html: bytes) -> bytes:
+    """``html`` less its ``htdig_noindex`` blocks (footer chrome), as ``_HTDIG.sub`` would.
+
+    The regex scans byte by byte, several times slower than ``bytes.find``. A block opens
+    with the last ``<!--`` before its marker (only whitespace comes between), so no block
+    starts before the last one preceding the first marker, and the scan starts there (in
+    mwoffliner pages, near the end). The kept parts are joined once, from views.
+    """
+    first_marker = html.find(b"htdig_noindex")
+    if first_marker < 0:
+        return html
+    start = max(html.rfind(b"<!--", 0, first_marker), 0)
+    view = memoryview(html)
+    kept: list[memoryview] = []
+    pos = 0
+    for match in _HTDIG.finditer(html, start):
+        kept.append(view[pos : match.start()])
+        pos = match.end()
+    if not kept:
+        return html
+    kept.append(view[pos:])
+    return b"".join(kept)
 
 
 # -- stubs ---------------------------------------------------------------------------------
@@ -173,17 +224,34 @@ def _resolve_landing(stub_path: str, url: str) -> Landing:
 # -- page-level ------------------------------------------------------------------------------
 
 
-_PAGE_IDS = frozenset({"mw-content-text", "list", "firstHeading", "title_0", "titleHeading"})
+_PAGE_IDS = ("mw-content-text", "list", "firstHeading", "title_0", "titleHeading")
+_FIRST_WITH_ID = lxml.etree.XPath("(//*[@id=$ident])[1]")
 
 
 def _index_ids(root: HtmlElement) -> dict[str, HtmlElement]:
     """The first element carrying each page-level id this adapter looks for."""
     found: dict[str, HtmlElement] = {}
-    for el in root.xpath("//*[@id]"):
-        ident = el.get("id")
-        if ident in _PAGE_IDS and ident not in found:
-            found[ident] = el
+    for ident in _PAGE_IDS:
+        element = _first_with_id(root, ident)
+        if element is not None:
+            found[ident] = element
     return found
+
+
+def _first_with_id(root: HtmlElement, ident: str) -> HtmlElement | None:
+    """The first element whose ``id`` is ``ident``, found without visiting the page.
+
+    XPath's ``id()`` reads the table libxml2 fills while parsing: the first element
+    registering each value. In HTML, ``<a name>`` registers too, so a hit that is not
+    the ``id`` itself falls back to a scan.
+    """
+    hits = _select(_ID_TABLE, root, idents=ident)
+    if not hits:
+        return None
+    if hits[0].get("id") == ident:
+        return hits[0]
+    found = _select(_FIRST_WITH_ID, root, ident=ident)
+    return found[0] if found else None
 
 
 def _is_list_page(root: HtmlElement, by_id: dict[str, HtmlElement]) -> bool:
@@ -240,6 +308,9 @@ def _content_root(root: HtmlElement, by_id: dict[str, HtmlElement]) -> HtmlEleme
 # -- the linear stream -----------------------------------------------------------------------
 
 
+_HEADLINES = lxml.etree.XPath(".//span[" + xpath_has_class("mw-headline") + "][@id]")
+
+
 def _heading_of(el: HtmlElement) -> tuple[HtmlElement, _Heading] | None:
     """If ``el`` is (or wraps) a section heading: the heading element and its marker."""
     tag = el.tag
@@ -260,7 +331,7 @@ def _heading_of(el: HtmlElement) -> tuple[HtmlElement, _Heading] | None:
     if h is None:
         return None
     anchor = h.get("id")
-    headline = h.xpath(".//span[" + xpath_has_class("mw-headline") + "][@id]")
+    headline = _select(_HEADLINES, h)
     if headline:
         anchor = headline[0].get("id")
     title = visible_text(headline[0] if headline else h)
@@ -370,7 +441,7 @@ def _is_reference_section(title: str, nodes: list[HtmlElement | str]) -> bool:
 
 
 def _render(nodes: list[HtmlElement | str]) -> str:
-    wrapper: HtmlElement = lxml.html.Element("div")
+    wrapper = make_element("div")
     for node in nodes:
         if isinstance(node, str):
             if len(wrapper):

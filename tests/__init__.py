@@ -1,0 +1,1 @@
+"""corpus-mcp tests (a package, so test modules can share helpers from conftest)."""

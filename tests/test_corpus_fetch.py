@@ -1,0 +1,156 @@
+"""fetch() through the real corpus manager over real archives: redirects, stubs, aliases,
+budgets, determinism and every error an agent can cause."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from corpus_mcp import refs
+from corpus_mcp.config import load_manifest
+from corpus_mcp.corpus import Corpus, open_corpus
+from corpus_mcp.errors import CorpusError
+
+from .conftest import REAL_LIBRARIES, SHARED_ZIMS, settings_for
+
+THREAD = "questions/3277367/how-does-pythons-super-work-with-multiple-inheritance"
+
+
+async def _error(corpus: Corpus, ref: str, sections: list[str] | None = None) -> CorpusError:
+    with pytest.raises(CorpusError) as info:
+        await corpus.fetch(ref, sections)
+    return info.value
+
+
+async def test_a_plain_redirect_returns_the_canonical_document_and_ref(corpus: Corpus) -> None:
+    out = await corpus.fetch("corpus://wikipedia/Method_resolution_order", None)
+    assert out.ref == "corpus://wikipedia/C3_linearization"
+    assert out.title == "C3 linearization"
+    assert out.kind == "article"
+    assert out.sections[0].id == ""  # the whole document, lead first
+
+
+async def test_a_redirect_chain_is_followed(corpus: Corpus) -> None:
+    direct = await corpus.fetch("corpus://wikipedia/Python_language", None)
+    chained = await corpus.fetch("corpus://wikipedia/Python_(language)", None)
+    assert chained.ref == direct.ref
+    assert chained.title == direct.title
+
+
+async def test_a_fragment_redirect_stub_lands_on_its_section(corpus: Corpus) -> None:
+    out = await corpus.fetch("corpus://wikipedia/Ray_Charles_early_life", None)
+    assert out.ref == "corpus://wikipedia/Ray_Charles"
+    assert out.sections[0].id == "Early_life"
+    assert all(s.id != "" for s in out.sections)  # only the landed section's subtree
+    assert out.available_sections[0].id == ""
+
+
+async def test_sotoki_question_and_answer_redirects_land_on_the_thread(corpus: Corpus) -> None:
+    qid = THREAD.split("/")[1]
+    thread = await corpus.fetch(f"corpus://stackoverflow/questions/{qid}", None)
+    assert thread.ref == f"corpus://stackoverflow/{THREAD}"
+    assert thread.kind == "thread"
+    assert [s.id for s in thread.sections][:1] == ["question"]
+    answers = [s for s in thread.sections if s.id.startswith("answer-")]
+    assert answers, "the thread has non-accepted answers"
+    answer_id = answers[0].id.removeprefix("answer-")
+    landed = await corpus.fetch(f"corpus://stackoverflow/a/{answer_id}", None)
+    assert landed.ref == thread.ref
+    assert [s.id for s in landed.sections] == [f"answer-{answer_id}"]
+    assert landed.sections[0].metadata is not None
+    assert landed.sections[0].metadata["accepted"] is False
+
+
+async def test_the_accepted_answer_has_an_answer_id_alias(corpus: Corpus) -> None:
+    thread = await corpus.fetch(refs.encode("stackoverflow", THREAD), ["accepted-answer"])
+    [accepted] = thread.sections
+    assert accepted.metadata is not None
+    answer_id = accepted.metadata["answer_id"]
+    by_alias = await corpus.fetch(refs.encode("stackoverflow", THREAD), [f"answer-{answer_id}"])
+    assert by_alias.sections == thread.sections
+    via_redirect = await corpus.fetch(f"corpus://stackoverflow/a/{answer_id}", None)
+    assert [s.id for s in via_redirect.sections] == ["accepted-answer"]
+
+
+async def test_devdocs_api_anchors_are_fetchable(corpus: Corpus) -> None:
+    out = await corpus.fetch("corpus://devdocs_python/library/stdtypes", ["str.join"])
+    assert "str.join(iterable)" in out.sections[0].content
+    assert "str.join" not in {s.id for s in out.available_sections}  # an anchor, not a section
+
+
+async def test_sections_come_in_document_order_with_duplicates_collapsed(corpus: Corpus) -> None:
+    whole = await corpus.fetch("corpus://wikipedia/Ray_Charles", None)
+    ids = [s.id for s in whole.available_sections if s.id]
+    picked = await corpus.fetch("corpus://wikipedia/Ray_Charles", [ids[-1], ids[0], ids[-1]])
+    assert picked.sections[0].id == ids[0]
+    assert [s.id for s in picked.sections].count(ids[-1]) == 1
+
+
+async def test_the_budget_cuts_at_a_section_boundary(full_corpus: Path) -> None:
+    settings = settings_for(full_corpus, MAX_FETCH_CHARS="600")
+    manifest = load_manifest(full_corpus, full_corpus.parent)
+    async with open_corpus(settings, manifest) as small:
+        whole = await small.fetch("corpus://wikipedia/Ray_Charles", None)
+    assert whole.truncated is True
+    assert sum(len(s.title) + len(s.content) for s in whole.sections) <= 600
+    assert len(whole.available_sections) > len(whole.sections)
+
+
+async def test_fetch_is_deterministic_cold_and_cached(corpus: Corpus) -> None:
+    ref = "corpus://stackoverflow/" + THREAD
+    first = msgspec.json.encode(await corpus.fetch(ref, None))
+    corpus.cache.clear()
+    cold = msgspec.json.encode(await corpus.fetch(ref, None))
+    cached = msgspec.json.encode(await corpus.fetch(ref, None))
+    assert first == cold == cached
+
+
+@pytest.mark.parametrize(
+    ("ref", "code", "needle"),
+    [
+        ("corpus://nowhere/x", "invalid_ref", "unknown library 'nowhere'"),
+        ("corpus://retired/Anything", "invalid_ref", "not enabled"),
+        ("https://en.wikipedia.org/wiki/Ray_Charles", "invalid_ref", "start with"),
+        ("corpus://wikipedia/../../etc/passwd", "invalid_ref", "'..'"),
+        ("corpus://wikipedia/No_such_page", "not_found", "no document at 'No_such_page'"),
+        ("corpus://devdocs_python/navbar.json", "not_found", "not a document"),
+        ("corpus://devdocs_python/licenses.txt", "not_found", "not a document"),
+        ("corpus://stackoverflow/tags", "not_found", "not a document"),
+    ],
+)
+async def test_bad_refs_get_structured_errors(
+    corpus: Corpus, ref: str, code: str, needle: str
+) -> None:
+    error = await _error(corpus, ref)
+    assert error.code == code
+    assert needle in error.message
+    if code == "not_found":
+        assert error.details["library"] in corpus.libraries
+
+
+async def test_unknown_sections_list_what_is_available(corpus: Corpus) -> None:
+    error = await _error(corpus, "corpus://wikipedia/Ray_Charles", ["Early_life", "Nope"])
+    payload = error.payload()
+    assert payload["error"] == "section_not_found"
+    assert payload["missing_sections"] == ["Nope"]
+    assert {"id": "Early_life", "title": "Early life", "level": 2} in payload["available_sections"]
+
+
+@pytest.mark.skipif(not SHARED_ZIMS.is_dir(), reason="real archives not present")
+@pytest.mark.parametrize("library", sorted(REAL_LIBRARIES))
+async def test_every_document_of_every_real_archive_fetches(corpus: Corpus, library: str) -> None:
+    reader = corpus.library(library).service.reader
+    fetched = 0
+    for path, _title, is_redirect in reader.iter_entries():
+        if is_redirect or not corpus.library(library).adapter.is_content(
+            path, reader.resolve(path).mimetype
+        ):
+            continue
+        out = await corpus.fetch(refs.encode(library, path), None)
+        assert out.sections, path
+        assert out.title, path
+        assert "<div" not in "".join(s.content for s in out.sections), path
+        fetched += 1
+    assert fetched >= 60
