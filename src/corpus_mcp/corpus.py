@@ -86,14 +86,11 @@ class Corpus:
     async def search(self, query: str, limit: int) -> SearchOutput:
         """Ranked documents from every library for an already validated query and limit."""
         normalised = ranking.normalise_query(query)
-        want = max(limit * 3, MIN_CANDIDATES)
         hits: dict[str, LibraryHits] = {}
         failed: list[str] = []
         async with trio.open_nursery() as nursery:
             for library in self._libraries.values():
-                nursery.start_soon(
-                    self._search_library, library, normalised, want, limit, hits, failed
-                )
+                nursery.start_soon(self._search_library, library, normalised, limit, hits, failed)
 
         ordered, found = federate(normalised, hits, self.settings.search_max_consecutive)
         results = await self._results(normalised, ordered, limit, found, failed)
@@ -108,17 +105,24 @@ class Corpus:
         self,
         library: Library,
         query: str,
-        want: int,
-        enough: int,
+        limit: int,
         out: dict[str, LibraryHits],
         failed: list[str],
     ) -> None:
+        """One library's hits into ``out``, or its name into ``failed`` (logged).
+
+        Each index search asks for more candidates than ``limit`` (fusion needs a
+        choice); relaxing the query stops once ``limit`` documents are found.
+        """
         started = time.perf_counter()
+        want = max(limit * 3, MIN_CANDIDATES)
         reader, adapter = library.service.reader, library.adapter
         with trio.move_on_after(self.settings.search_timeout) as scope:
             try:
                 found = await library.service.run(
-                    lambda: collect_hits(reader, adapter, query, want, enough, _checkpoint)
+                    lambda: collect_hits(
+                        reader, adapter, query, want, enough=limit, checkpoint=_checkpoint
+                    )
                 )
                 symbol = library.symbols.get(symbol_key(query))
                 out[library.name] = msgspec.structs.replace(

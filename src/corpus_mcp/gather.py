@@ -100,6 +100,7 @@ def collect_hits(
     adapter: Adapter,
     query: str,
     want: int,
+    *,
     enough: int,
     checkpoint: Callable[[], None] = lambda: None,
 ) -> LibraryHits:
