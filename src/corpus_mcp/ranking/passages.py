@@ -6,6 +6,7 @@ about queries.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 
@@ -69,13 +70,26 @@ def flatten_inline(markdown: str, keep_math: Callable[[str], bool] = lambda _: F
     return _STASHED.sub(lambda m: codes[int(m.group(1))], text)
 
 
-def passages(markdown: str, keep_math: Callable[[str], bool] = lambda _: False) -> list[Passage]:
+def passages(markdown: str, keep_math: Callable[[str], bool] | None = None) -> tuple[Passage, ...]:
     """The blocks of a section's Markdown as plain-text passages.
 
     Code fences, display math, headings and rules are left out (never snippet
     material); tables become ``cell, cell; cell, cell`` without pipes; list items become
-    one list passage per block.
+    one list passage per block. Inline ``$...$`` math is dropped unless ``keep_math``
+    accepts it; without ``keep_math`` (or without any ``$``) the result is memoised,
+    since cached documents are scored again on every search.
     """
+    if keep_math is None or "$" not in markdown:
+        return _plain_passages(markdown)
+    return _passages(markdown, keep_math)
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain_passages(markdown: str) -> tuple[Passage, ...]:
+    return _passages(markdown, lambda _: False)
+
+
+def _passages(markdown: str, keep_math: Callable[[str], bool]) -> tuple[Passage, ...]:
     out: list[Passage] = []
     for block in _blocks(_DISPLAY_MATH.sub("\n\n", markdown)):
         lines = [line for line in block if not _HEADING.match(line) and not _RULE.match(line)]
@@ -93,7 +107,7 @@ def passages(markdown: str, keep_math: Callable[[str], bool] = lambda _: False) 
             kind = PROSE
         if text:
             out.append(Passage(kind, text))
-    return out
+    return tuple(out)
 
 
 def _blocks(markdown: str) -> list[list[str]]:

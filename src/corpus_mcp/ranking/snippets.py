@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 import msgspec
 
 from corpus_mcp.document import Document, Section, walk
 from corpus_mcp.ranking.passages import LIST, PROSE, TABLE, Passage, passages
 from corpus_mcp.ranking.text import (
-    APOSTROPHES,
     STOP_WORDS,
-    TOKEN,
     stem_set,
     stems_of,
     term_in,
     title_key,
+    token_spans,
     topic_terms,
 )
 
@@ -73,14 +73,9 @@ def _content_sections(document: Document) -> list[Section]:
     return out
 
 
-def _hits(text: str, stems: set[str]) -> list[tuple[int, int]]:
+def _hits(text: str, stems: AbstractSet[str]) -> list[tuple[int, int]]:
     """(start, end) of each word of ``text`` that matches one of the query stems."""
-    spans: list[tuple[int, int]] = []
-    for match in TOKEN.finditer(text.translate(APOSTROPHES)):
-        token = match.group().lower()
-        if stems_of(token) & stems:
-            spans.append(match.span())
-    return spans
+    return [(start, end) for start, end, word in token_spans(text) if word & stems]
 
 
 def _passage_score(passage: Passage, section: Section, terms: Sequence[str]) -> float:
@@ -117,10 +112,12 @@ def snippet(query: str, document: Document, max_chars: int = 300) -> str:
     def keep_math(tex: str) -> bool:
         return bool(stem_set(tex) & stems)
 
+    query_math = keep_math if any("$" in s.content for s in _content_sections(document)) else None
+
     scored: list[_Scored] = []
     sections = _content_sections(document)
     for section in sections:
-        for passage in passages(section.content, keep_math):
+        for passage in passages(section.content, query_math):
             score = _passage_score(passage, section, terms) if terms else 0.0
             scored.append(_Scored(score, len(scored), section, passage))
     best = max((s for s in scored if s.score > 0), key=lambda s: (s.score, -s.order), default=None)

@@ -7,9 +7,11 @@ finds query words in passages with them.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -95,6 +97,13 @@ def distinct(items: Iterable[str]) -> list[str]:
 # -- term matching ----------------------------------------------------------------------
 
 
+# Snippets and hints stem every word of every candidate passage on each search; words
+# repeat across documents and queries, so the pure stemmers are memoised (bounded).
+_STEM_CACHE = 65_536
+_ES_PLURAL = re.compile(r"(?:ss|x|z|ch|sh)es$")
+
+
+@functools.lru_cache(maxsize=_STEM_CACHE)
 def stem(word: str) -> str:
     """A light English suffix stripper, enough to match "methods"/"method",
     "charles's"/"charles", "classes"/"class", "running"/"run" on both sides of a
@@ -103,7 +112,7 @@ def stem(word: str) -> str:
         word = word[:-2]
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
-    if re.search(r"(?:ss|x|z|ch|sh)es$", word):
+    if _ES_PLURAL.search(word):
         return word[:-2]
     if word.endswith("ness") and len(word) > 6:
         return word[:-4]
@@ -116,16 +125,16 @@ def stem(word: str) -> str:
     return word
 
 
-def stems_of(term: str) -> set[str]:
+@functools.lru_cache(maxsize=_STEM_CACHE)
+def stems_of(term: str) -> frozenset[str]:
     """Stems a token can match by: its own and, for joined identifiers, its parts'."""
-    out = {stem(term)}
     parts = [part for part in JOINER.split(term) if part]
     if len(parts) > 1:
-        out.update(stem(part) for part in parts)
-    return out
+        return frozenset({stem(term), *(stem(part) for part in parts)})
+    return frozenset({stem(term)})
 
 
-def term_in(term: str, stems: set[str]) -> bool:
+def term_in(term: str, stems: AbstractSet[str]) -> bool:
     """Whether ``term`` occurs among ``stems`` (a joined term needs all its parts)."""
     if stem(term) in stems:
         return True
@@ -133,14 +142,28 @@ def term_in(term: str, stems: set[str]) -> bool:
     return len(parts) > 1 and all(stem(part) in stems for part in parts)
 
 
-def stem_set(text: str) -> set[str]:
-    """Every stem the tokens of ``text`` can match by: what :func:`term_in` looks in."""
-    return {root for token in query_terms(text) for root in stems_of(token)}
+@functools.lru_cache(maxsize=_STEM_CACHE)
+def stem_set(text: str) -> frozenset[str]:
+    """Every stem the tokens of ``text`` can match by: what :func:`term_in` looks in.
+
+    Memoised: passages and titles of cached documents are scored again on every search.
+    """
+    return frozenset(root for token in query_terms(text) for root in stems_of(token))
+
+
+@functools.lru_cache(maxsize=_STEM_CACHE)
+def token_spans(text: str) -> tuple[tuple[int, int, frozenset[str]], ...]:
+    """``(start, end, stems)`` of every word of ``text`` (memoised like :func:`stem_set`)."""
+    return tuple(
+        (*match.span(), stems_of(match.group().lower()))
+        for match in TOKEN.finditer(text.translate(APOSTROPHES))
+    )
 
 
 # -- titles -----------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=_STEM_CACHE)
 def title_key(text: str) -> str:
     """Case-, accent-, underscore- and punctuation-insensitive form of a title."""
     decomposed = unicodedata.normalize("NFKD", text.replace("_", " "))
