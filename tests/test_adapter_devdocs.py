@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +18,7 @@ from corpus_mcp.document import Document, Section, walk
 from corpus_mcp.gather import load_symbols
 from corpus_mcp.zim.reader import ZimReader
 
-GOLDEN = Path(__file__).parent / "golden" / "devdocs"
+from .golden_docs import check_golden, render
 
 NAVBAR_V02 = (
     '<devdocs-navbar current="{current}" prefix="{prefix}" '
@@ -157,28 +156,8 @@ def by_id(document: Document) -> dict[str, Section]:
     return {section.id: section for section in walk(document.sections)}
 
 
-def render(document: Document) -> str:
-    """The whole document as one Markdown text: outline, ids, anchors and content."""
-    lines = [f"# {document.title}", "", f"document: path={document.path} kind={document.kind}"]
-    lines += [f"document.{key}: {value}" for key, value in sorted(document.metadata.items())]
-    for section in walk(document.sections):
-        anchors = f" anchors={','.join(section.anchors)}" if section.anchors else ""
-        lines += ["", f"{'#' * (section.level + 1)} {section.title}", ""]
-        lines += [f"section: id={section.id!r} level={section.level}{anchors}", ""]
-        lines.append(section.content)
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def check_golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("UPDATE_GOLDEN") == "1":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8")
-
-
 def test_python_functions_golden(functions_page: Document) -> None:
-    check_golden("library-functions.md", render(functions_page))
+    check_golden("devdocs/library-functions.md", functions_page)
 
 
 def test_document_identity_and_metadata(functions_page: Document) -> None:

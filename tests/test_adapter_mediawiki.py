@@ -7,7 +7,6 @@ would read it (no citation markers, navbox text, tags or footers).
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -19,7 +18,8 @@ from corpus_mcp.cleaning import parse_html
 from corpus_mcp.document import Document, walk
 from corpus_mcp.zim.reader import ZimReader
 
-GOLDEN = Path(__file__).parent / "golden" / "mediawiki"
+from .golden_docs import check_golden, render
+
 ADAPTER = MediaWikiAdapter()
 
 FLAT_ACTIONPARSE = """<!DOCTYPE html>
@@ -160,26 +160,6 @@ CITATION_MARKER = re.compile(
 )
 
 
-def render(doc: Document) -> str:
-    """The whole document as one stable text: header, then every section in order."""
-    lines = [f"title: {doc.title}", f"path: {doc.path}", f"kind: {doc.kind}"]
-    lines += [f"metadata.{key}: {value}" for key, value in sorted(doc.metadata.items())]
-    for section in walk(doc.sections):
-        flags = " reference" if section.reference else ""
-        lines += ["", f"{'=' * section.level} [{section.id}] {section.title}{flags}".rstrip()]
-        if section.content:
-            lines.append(section.content)
-    return "\n".join(lines) + "\n"
-
-
-def check_golden(case: str, doc: Document) -> None:
-    path = GOLDEN / f"{case}.md"
-    text = render(doc)
-    if os.environ.get("UPDATE_GOLDEN"):
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8")
-
-
 CODE_OR_MATH = re.compile(r"^(`{3,}).*?^\1$|`[^`\n]+`|\$\$.+?\$\$|\$[^$\n]+\$", re.M | re.S)
 
 
@@ -232,7 +212,7 @@ def parse_sample(case: str) -> Document:
 def test_sample_golden(case: str) -> None:
     doc = parse_sample(case)
     assert_clean(doc)
-    check_golden(case, doc)
+    check_golden(f"mediawiki/{case}.md", doc)
 
 
 @pytest.mark.parametrize("case", sorted(REAL))
@@ -242,7 +222,7 @@ def test_real_archive_golden(case: str, shared_zims: Path) -> None:
     entry = reader.resolve(path)
     doc = ADAPTER.parse(entry.path, entry.title, reader.content(path))
     assert_clean(doc)
-    check_golden(case, doc)
+    check_golden(f"mediawiki/{case}.md", doc)
 
 
 # -- layouts ---------------------------------------------------------------------------------

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -16,7 +15,7 @@ from corpus_mcp.demo import sotoki as demo_sotoki
 from corpus_mcp.document import Document, Section, walk
 from corpus_mcp.zim.reader import ZimReader
 
-GOLDEN = Path(__file__).parent / "golden" / "stackexchange"
+from .golden_docs import check_golden, render
 
 MATHJAX_HEAD = """
         <script type="text/x-mathjax-config">
@@ -351,34 +350,12 @@ def by_id(document: Document) -> dict[str, Section]:
     return {section.id: section for section in walk(document.sections)}
 
 
-def render(document: Document) -> str:
-    """The whole thread as one Markdown text: sections with ids, anchors, metadata, content."""
-    lines = [f"# {document.title}", "", f"document: path={document.path} kind={document.kind}"]
-    lines += [f"document.{key}: {value}" for key, value in sorted(document.metadata.items())]
-    for section in document.sections:
-        lines += ["", f"{'#' * section.level} {section.title}", ""]
-        lines.append(
-            f"section: id={section.id!r} level={section.level} anchors={','.join(section.anchors)}"
-        )
-        lines += [f"meta.{key}: {value}" for key, value in (section.metadata or {}).items()]
-        lines += ["", section.content]
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def check_golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("UPDATE_GOLDEN") == "1":
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8")
-
-
 def test_sorted_array_golden(sorted_thread: Document) -> None:
-    check_golden("sorted-array.md", render(sorted_thread))
+    check_golden("stackexchange/sorted-array.md", sorted_thread)
 
 
 def test_math_thread_golden(math_thread: Document) -> None:
-    check_golden("sum-of-squares.md", render(math_thread))
+    check_golden("stackexchange/sum-of-squares.md", math_thread)
 
 
 def test_sections_keep_page_order_with_accepted_answer_in_place(sorted_thread: Document) -> None:
