@@ -128,7 +128,7 @@ def _corpus(*readers: FakeReader, timeout: str = "0.3") -> tuple[Corpus, list[Ar
         Library(r.info.name, cast(Any, FakeAdapter()), s)
         for r, s in zip(readers, services, strict=True)
     ]
-    return Corpus(settings, libraries, shared_limiter=shared), services
+    return Corpus(settings, libraries), services
 
 
 async def test_healthy_libraries_answer_alone_without_partial() -> None:

@@ -65,12 +65,10 @@ class Corpus:
         settings: Settings,
         libraries: list[Library],
         disabled: tuple[str, ...] = (),
-        shared_limiter: trio.CapacityLimiter | None = None,
     ) -> None:
         self.settings = settings
         self._libraries = {lib.name: lib for lib in libraries}
         self._disabled = disabled
-        self._limiter = shared_limiter or trio.CapacityLimiter(settings.search_workers)
         self._documents: ByteLRU[tuple[str, str], Document] = ByteLRU(settings.document_cache_bytes)
 
     @property
@@ -255,9 +253,12 @@ class Corpus:
         cached = self._documents.get(key)
         if cached is not None:
             return cached
-        html = await library.service.content(path)
-        document = await trio.to_thread.run_sync(
-            library.adapter.parse, path, title, html, limiter=self._limiter
+        reader, adapter = library.service.reader, library.adapter
+        # Read and parse in one worker call: a thread hop less on every cold document,
+        # at the price of holding the archive while parsing (the GIL serialises the two
+        # anyway).
+        document = await library.service.run(
+            lambda: adapter.parse(path, title, reader.content(path))
         )
         self._documents.put(key, document, _weight(document))
         return document
@@ -297,7 +298,7 @@ async def open_corpus(settings: Settings, manifest: Manifest) -> AsyncIterator[C
         for lib in manifest.enabled
     ]
     disabled = tuple(lib.name for lib in manifest.libraries if not lib.enabled)
-    yield Corpus(settings, libraries, disabled, shared)
+    yield Corpus(settings, libraries, disabled)
 
 
 def _checkpoint() -> None:
