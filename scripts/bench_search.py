@@ -93,9 +93,10 @@ def line(label: str, samples: list[float], base: float | None = None) -> float:
 
 async def corpus_runs(
     corpus: Corpus, qs: list[str], rounds: int
-) -> tuple[list[float], list[float]]:
+) -> tuple[list[float], list[float], int]:
     cold: list[float] = []
     warm: list[float] = []
+    answered = set()
     for _ in range(rounds):
         for q in qs:
             corpus.cache.clear()
@@ -103,14 +104,18 @@ async def corpus_runs(
             await corpus.search(q, LIMIT)
             cold.append(time.perf_counter() - start)
             start = time.perf_counter()
-            await corpus.search(q, LIMIT)
+            out = await corpus.search(q, LIMIT)
             warm.append(time.perf_counter() - start)
-    return cold, warm
+            if out.results:
+                answered.add(q)
+    return cold, warm, len(answered)
 
 
-def bare_runs(readers: list[ZimReader], qs: list[str], rounds: int) -> list[float]:
-    """libzim searches per archive, round-robin merge, raw content of the top LIMIT."""
+def bare_runs(readers: list[ZimReader], qs: list[str], rounds: int) -> tuple[list[float], int]:
+    """libzim searches per archive, round-robin merge, raw content of the top LIMIT;
+    also how many queries got at least one result."""
     out: list[float] = []
+    answered = set()
     for _ in range(rounds):
         for q in qs:
             start = time.perf_counter()
@@ -128,7 +133,9 @@ def bare_runs(readers: list[ZimReader], qs: list[str], rounds: int) -> list[floa
             for reader, path in top:
                 reader.content(path)
             out.append(time.perf_counter() - start)
-    return out
+            if top:
+                answered.add(q)
+    return out, len(answered)
 
 
 def free_port() -> int:
@@ -137,7 +144,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def kiwix_runs(files: list[Path], qs: list[str], rounds: int) -> list[float] | None:
+def kiwix_runs(files: list[Path], qs: list[str], rounds: int) -> tuple[list[float], int] | None:
     binary = shutil.which("kiwix-serve")
     if binary is None:
         print("  kiwix-serve not installed (apt-get install kiwix-tools): skipped")
@@ -158,12 +165,15 @@ def kiwix_runs(files: list[Path], qs: list[str], rounds: int) -> list[float] | N
                 except httpx.TransportError:
                     time.sleep(0.1)
             out: list[float] = []
+            answered = set()
             for _ in range(rounds):
                 for q in qs:
                     start = time.perf_counter()
-                    client.get(url, params={"pattern": q, "pageLength": LIMIT})
+                    page = client.get(url, params={"pattern": q, "pageLength": LIMIT})
                     out.append(time.perf_counter() - start)
-            return out
+                    if "<li>" in page.text:
+                        answered.add(q)
+            return out, len(answered)
     finally:
         proc.terminate()
         proc.wait(10)
@@ -251,16 +261,23 @@ async def main(args: argparse.Namespace) -> None:
         await corpus.search(qs[0], LIMIT)  # first-touch costs (Xapian open) out of the figures
         bare_runs(readers, qs[:3], 1)
         print("\nlatency, same queries:")
-        bare = bare_runs(readers, qs, args.rounds)
-        cold, warm = await corpus_runs(corpus, qs, args.rounds)
+        bare, bare_answered = bare_runs(readers, qs, args.rounds)
+        cold, warm, answered = await corpus_runs(corpus, qs, args.rounds)
         base = line("bare libzim loop + raw content", bare)
         line("corpus-mcp search, cold cache", cold, base)
         warm_p50 = line("corpus-mcp search, warm cache", warm, base)
         kiwix = kiwix_runs([Path(lib.file) for lib in loaded.enabled], qs, args.rounds)
+        kiwix_answered: int | None = None
         if kiwix:
-            kiwix_p50 = line("kiwix-serve /search (HTTP)", kiwix, base)
+            kiwix_p50 = line("kiwix-serve /search (HTTP)", kiwix[0], base)
+            kiwix_answered = kiwix[1]
             print(f"  warm corpus-mcp vs kiwix-serve: {warm_p50 / kiwix_p50:5.2f}x (goal < 1)")
         print(f"  warm corpus-mcp vs bare baseline: {warm_p50 / base:5.2f}x (goal <= 1.5)")
+        print(
+            f"  queries with at least one result: corpus-mcp {answered}/{len(qs)}, "
+            f"bare {bare_answered}/{len(qs)}"
+            + (f", kiwix-serve {kiwix_answered}/{len(qs)}" if kiwix_answered is not None else "")
+        )
         lag = await loop_lag(corpus, qs)
         print(f"\nevent-loop lag during 16 concurrent searches: {lag:.1f} ms max (goal < 50 ms)")
         healthy, hanging = await hanging_archive_cost(corpus, qs, corpus.libraries[0])
