@@ -205,3 +205,17 @@ async def test_search_is_deterministic() -> None:
     for _ in range(3):
         again = await corpus.search("structured concurrency trio python", 10)
         assert [r.ref for r in again.results] == [r.ref for r in first.results]
+
+
+async def test_a_repeated_query_is_answered_from_remembered_hits_but_failures_are_not() -> None:
+    good, broken = FakeReader("good"), FakeReader("broken", mode="raise")
+    corpus, _ = _corpus(good, broken)
+    first = await corpus.search("trio", 5)
+    calls = (good.calls, broken.calls)
+    again = await corpus.search("trio", 5)
+    assert [r.ref for r in again.results] == [r.ref for r in first.results]
+    assert good.calls == calls[0]  # no index search the second time
+    assert broken.calls > calls[1]  # a failure is tried again, never remembered
+    assert again.partial is True
+    await corpus.search("trio", 3)  # another limit is another question
+    assert good.calls > calls[0]

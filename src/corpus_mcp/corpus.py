@@ -34,6 +34,8 @@ log = logging.getLogger("corpus_mcp.corpus")
 
 #: Candidates asked of each library per list: enough for fusion to have a choice.
 MIN_CANDIDATES = 15
+#: Memory for remembered per-library hits (a few hundred bytes per query and library).
+HITS_CACHE_BYTES = 8_000_000
 
 
 class Library:
@@ -70,6 +72,10 @@ class Corpus:
         self._libraries = {lib.name: lib for lib in libraries}
         self._disabled = disabled
         self._documents: ByteLRU[tuple[str, str], Document] = ByteLRU(settings.document_cache_bytes)
+        # Archives do not change while open, so a library's hits for a query stay valid:
+        # agents repeat queries (retries, several agents on one topic), and a repeat
+        # then costs no index search. Failures and timeouts are never remembered.
+        self._hits: ByteLRU[tuple[str, str, int], LibraryHits] = ByteLRU(HITS_CACHE_BYTES)
 
     @property
     def libraries(self) -> tuple[str, ...]:
@@ -112,6 +118,10 @@ class Corpus:
         Each index search asks for more candidates than ``limit`` (fusion needs a
         choice); relaxing the query stops once ``limit`` documents are found.
         """
+        key = (library.service.info.uuid, query, limit)
+        if (remembered := self._hits.get(key)) is not None:
+            out[library.name] = remembered
+            return
         started = time.perf_counter()
         want = max(limit * 3, MIN_CANDIDATES)
         reader, adapter = library.service.reader, library.adapter
@@ -123,9 +133,9 @@ class Corpus:
                     )
                 )
                 symbol = library.symbols.get(symbol_key(query))
-                out[library.name] = msgspec.structs.replace(
-                    found, symbols=[symbol] if symbol else []
-                )
+                found = msgspec.structs.replace(found, symbols=[symbol] if symbol else [])
+                out[library.name] = found
+                self._hits.put(key, found, _hits_weight(found))
             except Exception as exc:  # one broken archive degrades the search, never kills it
                 failed.append(library.name)
                 log.warning(
@@ -265,7 +275,13 @@ class Corpus:
 
     @property
     def cache(self) -> ByteLRU[tuple[str, str], Document]:
+        """Parsed documents (benchmarks clear it to measure cold fetches)."""
         return self._documents
+
+    @property
+    def hits_cache(self) -> ByteLRU[tuple[str, str, int], LibraryHits]:
+        """Per-library hits by query (benchmarks clear it to measure index searches)."""
+        return self._hits
 
 
 @asynccontextmanager
@@ -307,6 +323,12 @@ def _checkpoint() -> None:
         trio.from_thread.check_cancelled()
     except RuntimeError:  # called outside a trio worker thread
         return
+
+
+def _hits_weight(hits: LibraryHits) -> int:
+    """Approximate memory of one library's hits for one query."""
+    every = [*hits.fulltext, *hits.title, *hits.symbols]
+    return 256 + sum(96 + len(h.path) + len(h.title) + len(h.query or "") for h in every)
 
 
 def _weight(document: Document) -> int:
