@@ -34,6 +34,8 @@ from corpus_mcp.wire import (
     SectionRef,
 )
 
+from .mcp_helpers import error_payload, structured
+
 MODES = ["auto", "legacy"]
 JSON_HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 LEGACY_CALL = {
@@ -320,41 +322,16 @@ async def test_descriptions_teach_the_workflow_and_the_errors(served: Served) ->
 # -- calls --------------------------------------------------------------------------
 
 
-def _same_json(result: types.CallToolResult) -> dict[str, Any]:
-    """The structured content, after checking the text content carries the same JSON."""
-    assert not result.is_error
-    assert result.structured_content is not None
-    [text] = result.content
-    assert isinstance(text, types.TextContent)
-    structured: dict[str, Any] = result.structured_content
-    assert json.loads(text.text) == structured
-    return structured
-
-
-def _error(result: types.CallToolResult) -> dict[str, Any]:
-    """The error payload of an ``isError`` result: JSON text, no structured content.
-
-    Structured content must match the success output schema (the TypeScript client
-    enforces it even on errors), so errors travel as text only.
-    """
-    assert result.is_error
-    assert result.structured_content is None
-    [text] = result.content
-    assert isinstance(text, types.TextContent)
-    payload: dict[str, Any] = json.loads(text.text)
-    return payload
-
-
 @pytest.mark.parametrize("mode", MODES)
 async def test_search_then_fetch_a_hinted_section(served: Served, mode: Any) -> None:
     async with Client(served.url, mode=mode) as client:
         found = await client.call_tool("search", {"query": "  the\x00 trio  ", "limit": 2})
-        results = _same_json(found)["results"]
+        results = structured(found)["results"]
         assert len(results) == 2
         hit = results[0]
         section = hit["relevant_sections"][0]["id"]
         fetched = await client.call_tool("fetch", {"ref": hit["ref"], "sections": [section]})
-    document = _same_json(fetched)
+    document = structured(fetched)
     assert [s["id"] for s in document["sections"]] == ["History"]
     assert served.corpus.calls == [
         ("search", "the  trio", 2),
@@ -366,8 +343,8 @@ async def test_limit_defaults_and_is_clamped(served: Served) -> None:
     async with Client(served.url) as client:
         default = await client.call_tool("search", {"query": "trio"})
         clamped = await client.call_tool("search", {"query": "trio", "limit": 1000})
-    assert len(_same_json(default)["results"]) == 3
-    assert len(_same_json(clamped)["results"]) == 10
+    assert len(structured(default)["results"]) == 3
+    assert len(structured(clamped)["results"]) == 10
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -375,7 +352,7 @@ async def test_limit_defaults_and_is_clamped(served: Served) -> None:
 async def test_corpus_errors_are_tool_results(served: Served, mode: Any, code: str) -> None:
     async with Client(served.url, mode=mode) as client:
         result = await client.call_tool("fetch", {"ref": f"error:{code}"})
-    assert _error(result) == {
+    assert error_payload(result) == {
         "error": code,
         "message": f"scripted {code}",
         "ref": f"error:{code}",
@@ -399,19 +376,19 @@ async def test_invalid_arguments_never_reach_the_corpus(
 ) -> None:
     async with Client(served.url) as client:
         result = await client.call_tool(tool, arguments)
-    payload = _error(result)
+    payload = error_payload(result)
     assert payload["error"] == "invalid_arguments"
     assert payload["message"].startswith(f"Invalid arguments for {tool}")
     assert served.corpus.calls == []
 
 
-async def test_unexpected_failure_is_a_generic_internal_error(
+async def test_unexpected_failure_is_a_generic_internalerror_payload(
     served: Served, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="corpus_mcp.server")
     async with Client(served.url) as client:
         result = await client.call_tool("search", {"query": "explode"})
-    payload = _error(result)
+    payload = error_payload(result)
     assert payload["error"] == "internal_error"
     assert SECRET not in json.dumps(payload)
     [failure] = [r.exc_info for r in caplog.records if r.exc_info]
@@ -420,7 +397,7 @@ async def test_unexpected_failure_is_a_generic_internal_error(
     assert "outcome=internal_error" in caplog.text
 
 
-async def test_unknown_tool_is_a_protocol_error(served: Served) -> None:
+async def test_unknown_tool_is_a_protocolerror_payload(served: Served) -> None:
     async with Client(served.url) as client:
         with pytest.raises(MCPError) as caught:
             await client.call_tool("read", {"ref": "x"})

@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import json
 import shutil
-from functools import partial
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
 import trio
 
-from corpus_mcp.config import load_manifest, load_settings
-from corpus_mcp.server import serve
+from .mcp_helpers import serving
 
 INTEROP = Path(__file__).parent / "interop"
 NODE = shutil.which("node")
@@ -51,26 +48,12 @@ async def _run_client(url: str, query: str) -> dict[str, Any]:
 async def test_typescript_client_lists_and_calls_both_tools(
     shared_zims: Path, tmp_path: Path, nursery: trio.Nursery
 ) -> None:
-    from corpus_mcp.corpus import open_corpus  # noqa: PLC0415 (the real corpus)
-
     shutil.copyfile(shared_zims / GOOD_ZIM, tmp_path / "wiki.zim")
     (tmp_path / "corpus.toml").write_text(
         'version = 1\n[[library]]\nname = "wiki"\npath = "wiki.zim"\nadapter = "mediawiki"\n'
     )
-    settings = load_settings(
-        {
-            "CORPUS_ROOT": str(tmp_path),
-            "CORPUS_CONFIG": str(tmp_path / "corpus.toml"),
-            "MCP_HOST": "127.0.0.1",
-        }
-    )
-    settings = msgspec.structs.replace(settings, mcp_port=0)
-    manifest = load_manifest(settings.corpus_config, settings.corpus_root)
-    async with open_corpus(settings, manifest) as corpus:
-        stop = trio.Event()
-        binds = await nursery.start(partial(serve, corpus, settings, shutdown_trigger=stop.wait))
-        output = await _run_client(binds[0] + "/mcp", "Ray Charles early life")
-        stop.set()
+    async with serving(tmp_path / "corpus.toml", nursery) as url:
+        output = await _run_client(url, "Ray Charles early life")
 
     assert [tool["name"] for tool in output["tools"]] == ["search", "fetch"]
     assert all(tool["hasOutputSchema"] for tool in output["tools"])
