@@ -21,6 +21,7 @@ from hypercorn.trio.run import worker_serve
 from hypercorn.utils import wrap_app
 
 from corpus_mcp.config import Manifest, Settings
+from corpus_mcp.corpus import open_corpus
 from corpus_mcp.server.app import MCP_PATH, CorpusAPI, build_app
 from corpus_mcp.zim import OpenFailure
 
@@ -117,8 +118,6 @@ async def _serve_corpus(settings: Settings, manifest: Manifest) -> None:
     The serving nursery sits inside the corpus context, so the corpus is closed only
     after the server has finished its graceful shutdown (in-flight calls included).
     """
-    from corpus_mcp.corpus import open_corpus  # noqa: PLC0415 (corpus imports are heavy)
-
     stop = trio.Event()
     async with trio.open_nursery() as signals:
         await signals.start(stop_on_signals, stop)
