@@ -218,19 +218,25 @@ class Corpus:
         """The document a ref names, whole or by section ids, within MAX_FETCH_CHARS."""
         name, path = refs.decode(ref, self._libraries, self._disabled)
         library = self._libraries[name]
-        landed = await self._land(library, path)
-        document = await self._document(library, landed.path, landed.title)
+        # Only canonical content paths are cache keys, and such a path lands on itself
+        # with no section: a cached document needs no trip to the archive at all.
+        document = self._documents.get((library.service.info.uuid, path))
+        landing: str | None = None
+        if document is None:
+            landed = await self._land(library, path)
+            path, landing = landed.path, landed.section
+            document = await self._document(library, landed.path, landed.title)
         if sections:
             roots = assemble.select_sections(document, sections)
-        elif landed.section and landed.section in assemble.section_index(document):
-            roots = assemble.select_sections(document, [landed.section])
+        elif landing and landing in assemble.section_index(document):
+            roots = assemble.select_sections(document, [landing])
         else:
             roots = document.sections
         chosen, truncated = assemble.within_budget(
             assemble.flatten(roots), self.settings.max_fetch_chars
         )
         return FetchOutput(
-            ref=refs.encode(name, landed.path),
+            ref=refs.encode(name, path),
             library=name,
             kind=document.kind,
             title=document.title,
