@@ -289,3 +289,33 @@ def test_an_unknown_landing_is_ignored() -> None:
     assert result_hints("ray charles early life", doc, landing="Nowhere") == section_hints(
         "ray charles early life", doc
     )
+
+
+def _singer() -> Document:
+    lead = (
+        "**Elvis Aaron Presley** was an American singer and actor.\n\n"
+        "**Elvis Presley**\n- Born: Elvis Aaron Presley; January 8, 1935\n"
+        "- Spouse: Priscilla Presley\n- Branch: United States Army\n"
+        "- Years of service: 1958–1960\n\n"
+        "Drafted into military service in 1958, Presley relaunched his career two years later."
+    )
+    return Document(
+        path="Elvis_Presley",
+        title="Elvis Presley",
+        kind="article",
+        sections=[Section(id="", title="", level=1, content=lead)],
+    )
+
+
+def test_snippet_terms_of_the_title_do_not_pick_the_passage() -> None:
+    # Every passage names "Elvis Presley"; "army" and "service" decide, and both are
+    # only in the infobox, so the infobox wins, centred on them.
+    text = snippet("Elvis Presley army service", _singer())
+    assert "Branch: United States Army" in text
+    assert "Years of service" in text
+
+
+def test_snippet_prose_beats_an_infobox_naming_the_same_terms() -> None:
+    # "service" is in both the infobox and the prose: at equal terms, prose wins.
+    assert snippet("Elvis Presley service", _singer()).startswith("Drafted into military")
+    assert snippet("Elvis Presley military service", _singer()).startswith("Drafted")

@@ -34,6 +34,8 @@ _OPEN, _CLOSE, _BR = "\ue000", "\ue001", "\ue002"
 PRIVATE_USE = re.compile("[\ue000-\ue002]")
 _TOKEN = re.compile("\ue000(\\d+)\ue001")
 _SPACES = re.compile(r"[ \t\r\n\f\v\xa0\u2028\u2029]+")
+# Zero-width space and BOM; the zero-width (non-)joiners carry meaning in some scripts.
+_ZERO_WIDTH = str.maketrans("", "", "\u200b\ufeff")
 _MULTI_SPACE = re.compile(r" {2,}")
 _ESCAPE_INLINE = re.compile(r"\\(?=[!-/:-@\[-`{-~])|`|<(?=[A-Za-z/!?])|\*|_")
 _LINE_START = re.compile(r"^(\s*)(#{1,6}(?=\s|$)|>|[-+*](?=\s)|=+\s*$|(\d{1,9})([.)])(?=\s))")
@@ -41,7 +43,9 @@ _SUP_PLAIN = re.compile(r"^[0-9+\-−–⁄/.,()nNiIxX]+$")
 
 
 def collapse_spaces(text: str) -> str:
-    """Every whitespace run (as :data:`_SPACES` defines it) becomes one space.
+    """Every whitespace run (as :data:`_SPACES` defines it) becomes one space, and
+    zero-width spaces (Wikipedia templates pad with them: ``Presley \u200b (m. 1994``)
+    disappear.
 
     Most text nodes hold nothing to collapse, and saying so is much cheaper than running
     the regex: every character ``_SPACES`` matches except the plain space is
@@ -49,7 +53,7 @@ def collapse_spaces(text: str) -> str:
     """
     if text.isprintable() and "  " not in text:
         return text
-    return _SPACES.sub(" ", text)
+    return _SPACES.sub(" ", text.translate(_ZERO_WIDTH))
 
 
 def _clean_tex(tex: str) -> str:

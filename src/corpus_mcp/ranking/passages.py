@@ -17,6 +17,7 @@ import msgspec
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _TABLE_LINE = re.compile(r"^\s*\|")
 _TABLE_RULE = re.compile(r"^[\s|:\-+]+$")
+_LABELLED_ITEM = re.compile(r"^\s*[-*+]\s+[^:;.]{1,40}:\s")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _HEADING = re.compile(r"^\s*#{1,6}\s+")
 _QUOTE = re.compile(r"^\s*>\s?")
@@ -101,7 +102,10 @@ def _passages(markdown: str, keep_math: Callable[[str], bool]) -> tuple[Passage,
         elif sum(bool(_LIST_ITEM.match(line)) for line in lines) * 2 >= len(lines):
             items = (flatten_inline(_LIST_ITEM.sub("", line), keep_math) for line in lines)
             text = "; ".join(item.rstrip(";") for item in items if item)
-            kind = LIST
+            # "- Born: ..." lists are infoboxes and other key/value tables, rendered as
+            # lists by the cleaner: they read like tables, not like prose.
+            labelled = sum(bool(_LABELLED_ITEM.match(line)) for line in lines)
+            kind = TABLE if labelled * 2 > len(lines) else LIST
         else:
             text = flatten_inline(" ".join(_QUOTE.sub("", line) for line in lines), keep_math)
             kind = PROSE

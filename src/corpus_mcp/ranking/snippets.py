@@ -78,6 +78,11 @@ def _hits(text: str, stems: AbstractSet[str]) -> list[tuple[int, int]]:
     return [(start, end) for start, end, word in token_spans(text) if word & stems]
 
 
+def _terms_found(passage: Passage, terms: Sequence[str]) -> int:
+    stems = stem_set(passage.text)
+    return sum(term_in(term, stems) for term in terms)
+
+
 def _passage_score(passage: Passage, section: Section, terms: Sequence[str]) -> float:
     """``(3 * distinct query terms found + 0.25 * occurrences, at most 6)``, weighted by
     the block kind (prose 1, list 0.8, table 0.5: infobox rows lose to prose saying the
@@ -100,7 +105,9 @@ def snippet(query: str, document: Document, max_chars: int = 300) -> str:
     """A plain-text excerpt of ``document`` of at most ``max_chars`` characters around
     the query's terms.
 
-    The passage with the best :func:`_passage_score` is chosen (ties: document order);
+    The passage naming the most query terms (those the title does not already name,
+    when there are any) is chosen; at equal terms prose and lists beat tables, then the
+    best :func:`_passage_score` wins (ties: document order);
     short passages are topped up with the following prose of the same section; long
     ones are cut to the window holding the most query words, at word boundaries, with
     ``…`` where text was cut. Without any matching passage, the lead's first prose (or
@@ -120,11 +127,27 @@ def snippet(query: str, document: Document, max_chars: int = 300) -> str:
         for passage in passages(section.content, query_math):
             score = _passage_score(passage, section, terms) if terms else 0.0
             scored.append(_Scored(score, len(scored), section, passage))
-    best = max((s for s in scored if s.score > 0), key=lambda s: (s.score, -s.order), default=None)
+    # Naming more of the query's terms wins; at equal terms, prose and lists win over
+    # tables (infoboxes above all read as label/value debris), then the score decides.
+    # Terms the title already names match everywhere in the document, so the others
+    # decide (as for section hints), when there are any.
+    title_stems = stem_set(document.title)
+    focus = [term for term in terms if not term_in(term, title_stems)] or terms
+    best = max(
+        (s for s in scored if s.score > 0),
+        key=lambda s: (
+            _terms_found(s.passage, focus),
+            s.passage.kind != TABLE,
+            s.score,
+            -s.order,
+        ),
+        default=None,
+    )
     if best is None:
         return _fallback_snippet(scored, max_chars)
     text = _with_following_prose(best, scored, max_chars)
-    return _window(text, _hits(text, stems), max_chars)
+    focus_stems = {stem for term in focus for stem in stems_of(term)}
+    return _window(text, _hits(text, focus_stems), max_chars)
 
 
 def _fallback_snippet(scored: Sequence[_Scored], max_chars: int) -> str:
