@@ -12,7 +12,6 @@ from corpus_mcp.ranking import MAX_QUERY_CHARS
 from corpus_mcp.server.arguments import (
     FetchRequest,
     SearchRequest,
-    clean_query,
     validate_fetch,
     validate_search,
 )
@@ -54,7 +53,9 @@ def test_search_clamps_a_limit_above_the_maximum(settings: Settings) -> None:
 def test_search_strips_control_characters(settings: Settings) -> None:
     request = validate_search({"query": "\x00 cancel\ttask\x7f\n"}, settings)
     assert request.query == "cancel task"
-    assert clean_query("a\x1b[31mb") == "a [31mb"
+    assert validate_search({"query": "a\x1b[31mb \u200b"}, settings).query == "a[31mb"
+    with pytest.raises(CorpusError, match="empty"):
+        validate_search({"query": "\u200b\x00 \ufeff"}, settings)
 
 
 @pytest.mark.parametrize(

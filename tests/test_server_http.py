@@ -334,7 +334,7 @@ async def test_search_then_fetch_a_hinted_section(served: Served, mode: Any) -> 
     document = structured(fetched)
     assert [s["id"] for s in document["sections"]] == ["History"]
     assert served.corpus.calls == [
-        ("search", "the  trio", 2),
+        ("search", "the trio", 2),  # normalised as the corpus does: NUL out, spaces collapsed
         ("fetch", "corpus://wiki/Article_0", ["History"]),
     ]
 

@@ -10,7 +10,6 @@ correct call, because its reader is an agent that will retry.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
@@ -18,10 +17,8 @@ import msgspec
 
 from corpus_mcp.config import Settings
 from corpus_mcp.errors import CorpusError
-from corpus_mcp.ranking import MAX_QUERY_CHARS
+from corpus_mcp.ranking import MAX_QUERY_CHARS, normalise_query
 from corpus_mcp.server.tools import FetchArgs, SearchArgs
-
-_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 
 _SEARCH_EXAMPLE = '{"query": "how to cancel a task in trio", "limit": 5}'
 _FETCH_EXAMPLE = '{"ref": "<a ref from search, unchanged>", "sections": ["<section id>"]}'
@@ -59,15 +56,12 @@ def _convert(
         raise _invalid(tool, str(exc), example) from None
 
 
-def clean_query(raw: str) -> str:
-    """The query with control characters turned into spaces and outer spaces removed."""
-    return _CONTROL_CHARS.sub(" ", raw).strip()
-
-
 def validate_search(arguments: Mapping[str, Any] | None, settings: Settings) -> SearchRequest:
     """Check ``search`` arguments; a limit above ``search_max_limit`` is lowered to it."""
     args = _convert("search", arguments, SearchArgs, _SEARCH_EXAMPLE)
-    query = clean_query(args.query)
+    # The corpus's own normalisation (control and format characters out, whitespace
+    # collapsed), without its length cut: an overlong query is an error, not a surprise.
+    query = normalise_query(args.query, max_chars=len(args.query))
     if not query:
         raise _invalid("search", "`query` is empty; give some keywords", _SEARCH_EXAMPLE)
     if len(query) > MAX_QUERY_CHARS:
