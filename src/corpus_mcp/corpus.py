@@ -4,9 +4,10 @@ Search runs one task per enabled library in a nursery. Each branch makes a singl
 worker-thread call (see :mod:`corpus_mcp.gather`) under the global
 ``CapacityLimiter(SEARCH_WORKERS)`` and the archive's own lock, inside its own cancel
 scope with ``SEARCH_TIMEOUT``: a library that raises or times out is logged and left
-out, and the answer says ``partial``. Documents are parsed in worker threads too
-(parsing a large article would otherwise stall the event loop) and kept in a
-byte-bounded LRU keyed by archive UUID and path.
+out, and the answer says ``partial``. Documents are read and parsed in one worker call
+too (parsing a large article would otherwise stall the event loop) and kept in a
+byte-bounded LRU keyed by archive UUID and path; each library's hits for a query are
+remembered the same way, since archives never change while open.
 """
 
 from __future__ import annotations
@@ -189,7 +190,7 @@ class Corpus:
         self, i: int, name: str, hit: Hit, out: dict[int, Document], failed: list[str]
     ) -> None:
         library = self._libraries[name]
-        with trio.move_on_after(self.settings.search_timeout):
+        with trio.move_on_after(self.settings.search_timeout) as scope:
             try:
                 out[i] = await self._document(library, hit.path, hit.title)
             except Exception as exc:
@@ -197,6 +198,9 @@ class Corpus:
                     "search: reading a result from %s failed: %s", library.name, _describe(exc)
                 )
                 failed.append(library.name)
+        if scope.cancelled_caught:
+            log.warning("search: reading a result from %s timed out", library.name)
+            failed.append(library.name)
 
     def _result(
         self, query: str, library: str, path: str, document: Document, landing: str | None
