@@ -9,11 +9,20 @@ read the diff as an agent would before committing it.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from corpus_mcp.document import Document, walk
 
 GOLDEN = Path(__file__).parent / "golden"
+
+#: Raw HTML that must never reach an agent (an escaped ``\\<`` is text).
+RAW_TAG = re.compile(r"(?<!\\)</?[a-z][a-z0-9-]*[ />]")
+
+
+def without_code(markdown: str) -> str:
+    """Markdown minus fenced blocks and code spans, where ``<int>`` is legitimate."""
+    return re.sub(r"`[^`\n]*`", "", re.sub(r"(?ms)^```.*?^```", "", markdown))
 
 
 def render(document: Document) -> str:

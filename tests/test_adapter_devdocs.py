@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from corpus_mcp.document import Document, Section, walk
 from corpus_mcp.gather import load_symbols
 from corpus_mcp.zim.reader import ZimReader
 
-from .golden_docs import check_golden, render
+from .golden_docs import RAW_TAG, check_golden, render, without_code
 
 NAVBAR_V02 = (
     '<devdocs-navbar current="{current}" prefix="{prefix}" '
@@ -322,14 +321,6 @@ def test_no_redirects_and_no_path_sections(adapter: DevDocsAdapter) -> None:
 def test_registry_gives_this_adapter() -> None:
     adapter: Adapter = get_adapter("devdocs")
     assert isinstance(adapter, DevDocsAdapter)
-
-
-RAW_TAG = re.compile(r"(?<!\\)</?[a-z][a-z0-9-]*[ />]")  # an escaped \< is text
-
-
-def without_code(markdown: str) -> str:
-    """Markdown minus fenced blocks and code spans, where ``<int>`` is legitimate."""
-    return re.sub(r"`[^`\n]*`", "", re.sub(r"(?ms)^```.*?^```", "", markdown))
 
 
 def navbar_targets(reader: ZimReader) -> list[tuple[str, str]]:

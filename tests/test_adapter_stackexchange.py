@@ -15,7 +15,7 @@ from corpus_mcp.demo import sotoki as demo_sotoki
 from corpus_mcp.document import Document, Section, walk
 from corpus_mcp.zim.reader import ZimReader
 
-from .golden_docs import check_golden, render
+from .golden_docs import RAW_TAG, check_golden, render, without_code
 
 MATHJAX_HEAD = """
         <script type="text/x-mathjax-config">
@@ -568,14 +568,6 @@ def test_navigation_flags(adapter: StackExchangeAdapter) -> None:
 def test_registry_gives_this_adapter() -> None:
     adapter: Adapter = get_adapter("stackexchange")
     assert isinstance(adapter, StackExchangeAdapter)
-
-
-RAW_TAG = re.compile(r"(?<!\\)</?[a-z][a-z0-9-]*[ />]")  # an escaped \< is text
-
-
-def without_code(markdown: str) -> str:
-    """Markdown minus fenced blocks and code spans, where ``<int>`` is legitimate."""
-    return re.sub(r"`[^`\n]*`", "", re.sub(r"(?ms)^```.*?^```", "", markdown))
 
 
 def answer_facts(section: Section) -> tuple[int, int, bool]:
