@@ -312,10 +312,12 @@ def test_2018_section_heading_layout(shared_zims: Path) -> None:
     doc = ADAPTER.parse("Ray_Charles", "Ray Charles", reader.content("Ray_Charles"))
     career = next(s for s in doc.sections if s.id == "Career")
     assert career.children[0].id.startswith("1945–1952")
+    # Citations, and the links out of the article: fetchable, never hinted.
     assert {s.id for s in walk(doc.sections) if s.reference} == {
         "Notes",
         "References",
         "Bibliography",
+        "External_links",
     }
 
 

@@ -85,6 +85,13 @@ class FakeReader:
             with self._guard:
                 self.inside -= 1
 
+    # No index read directly: the search goes through libzim's calls below.
+    fulltext_index = None
+    title_index = None
+
+    def document_frequency(self, word: str) -> int:
+        return sum(word.lower() in title.lower() for title in TITLES.values())
+
     def fulltext(self, query: str, limit: int, offset: int = 0) -> SearchPage:
         self._enter()
         paths = [p for p in TITLES if any(w in TITLES[p].lower() for w in query.lower().split())]
@@ -100,6 +107,9 @@ class FakeReader:
 
     def content(self, path: str) -> bytes:
         return f"<p>{TITLES[path]} text</p>".encode()
+
+    def read(self, path: str) -> tuple[ResolvedEntry, bytes]:
+        return self.resolve(path), self.content(path)
 
 
 class FakeAdapter:

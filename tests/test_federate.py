@@ -1,62 +1,164 @@
-"""Federation of per-library hits (pure): weighted relaxation lists, aliases, landings."""
+"""Federation of per-library hits (pure): one evidence score for every library's
+candidates, word weights from the whole corpus, aliases, symbols, scope, landings."""
 
 from __future__ import annotations
 
-from corpus_mcp.federate import federate
+import msgspec
+
+from corpus_mcp.federate import federate, weigh_words
 from corpus_mcp.gather import Hit, LibraryHits
+from corpus_mcp.ranking.text import stem
 
 
 def _hits(
-    fulltext: list[Hit], title: list[Hit] | None = None, symbols: list[Hit] | None = None
+    fulltext: list[Hit],
+    title: list[Hit] | None = None,
+    symbols: list[Hit] | None = None,
+    *,
+    doc_count: int = 0,
+    frequencies: tuple[int, ...] = (),
 ) -> LibraryHits:
-    return LibraryHits(fulltext=fulltext, title=title or [], queries_tried=1, symbols=symbols or [])
+    return LibraryHits(
+        fulltext=fulltext,
+        title=title or [],
+        queries_tried=1,
+        symbols=symbols or [],
+        doc_count=doc_count,
+        average_length=100.0,
+        frequencies=frequencies,
+    )
 
 
-def test_a_library_matching_only_a_relaxed_remnant_ranks_below_a_full_match() -> None:
-    query = "first line medicine for type 2 diabetes"
-    full = "first line medicine type 2 diabetes"
+def _ranked(
+    query: str, hits: dict[str, LibraryHits], **scopes: frozenset[str]
+) -> list[tuple[str, str]]:
+    return [c.key for c in federate(query, hits, weigh_words(query, hits), scopes)]
+
+
+def test_a_word_rare_in_the_whole_corpus_outweighs_a_common_one() -> None:
+    # "python glaucoma": every document of both libraries says "python", few "glaucoma".
+    query = "python glaucoma"
     hits = {
-        "albums": _hits([Hit(path="Song", title="Song", query="medicine 2")]),
-        "medicine": _hits([Hit(path="Metformin", title="Metformin", query=full)]),
+        "code": _hits(
+            [Hit(path="Py", title="Snakes", length=100, frequencies=(9, 0))],
+            doc_count=100,
+            frequencies=(90, 0),
+        ),
+        "health": _hits(
+            [Hit(path="Eye", title="Eyes", length=100, frequencies=(0, 3))],
+            doc_count=100,
+            frequencies=(5, 2),
+        ),
     }
-    ordered, _ = federate(query, hits, max_consecutive=2)
-    assert [c.library for c in ordered] == ["medicine", "albums"]
+    assert _ranked(query, hits) == [("health", "Eye"), ("code", "Py")]
 
 
-def test_equal_relaxation_levels_keep_fusion_order_deterministic() -> None:
+def test_a_tie_is_decided_by_path_never_by_the_library_name() -> None:
     hits = {
-        "b": _hits([Hit(path="X", title="Trio", query="trio")]),
-        "a": _hits([Hit(path="Y", title="Trio", query="trio")]),
+        "a": _hits(
+            [Hit(path="Zebra", title="Trio", length=100, frequencies=(2,))],
+            doc_count=10,
+            frequencies=(2,),
+        ),
+        "b": _hits(
+            [Hit(path="Aardvark", title="Trio", length=100, frequencies=(2,))],
+            doc_count=10,
+            frequencies=(2,),
+        ),
     }
-    first, _ = federate("trio", hits, 2)
-    again, _ = federate("trio", dict(reversed(list(hits.items()))), 2)
-    assert [c.key for c in first] == [c.key for c in again] == [("a", "Y"), ("b", "X")]
+    reversed_hits = dict(reversed(list(hits.items())))
+    assert (
+        _ranked("trio", hits)
+        == _ranked("trio", reversed_hits)
+        == [
+            ("b", "Aardvark"),
+            ("a", "Zebra"),
+        ]
+    )
 
 
-def test_a_redirect_alias_counts_as_the_title_and_the_first_hit_is_kept() -> None:
+def test_a_redirect_alias_counts_as_a_title_and_the_entry_title_is_kept() -> None:
     target = Hit(path="Ray_Charles", title="Ray Charles", alias="Charles, Ray")
     hits = {
         "music": _hits([], title=[target]),
-        "other": _hits([Hit(path="Charles_River", title="Charles River", query="charles ray")]),
+        "other": _hits([Hit(path="Charles_River", title="Charles River")]),
     }
-    ordered, found = federate("Charles, Ray", hits, 2)
-    assert ordered[0].key == ("music", "Ray_Charles")
-    assert ordered[0].exact_title
-    assert found[("music", "Ray_Charles")].title == "Ray Charles"  # parse with the entry title
+    [best, *_] = federate("Charles, Ray", hits, weigh_words("Charles, Ray", hits))
+    assert best.key == ("music", "Ray_Charles")
+    assert best.scored.exact > 0
+    assert best.hit.title == "Ray Charles"  # the document is parsed with its entry title
 
 
-def test_a_symbol_match_wins_and_carries_its_anchor() -> None:
-    symbol = Hit(path="library/functions", title="Functions", alias="super", section="super")
-    page = Hit(path="library/functions", title="Functions", query="super")
+def test_a_symbol_the_query_names_wins_and_carries_its_anchor() -> None:
+    symbol = Hit(
+        path="library/functions",
+        title="Built-in Functions",
+        alias="super",
+        section="super",
+        strength=1.0,
+        named_by="super",
+    )
+    forum = [Hit(path=f"questions/{i}/x", title=f"Using super {i}") for i in range(5)]
+    hits = {"devdocs": _hits([], symbols=[symbol]), "forum": _hits(forum)}
+    [best, *_] = federate("super", hits, weigh_words("super", hits))
+    assert best.key == ("devdocs", "library/functions")
+    assert best.hit.section == "super"
+
+
+def test_a_symbol_mentioned_in_passing_counts_by_its_share_of_the_question() -> None:
+    symbol = Hit(path="api", title="api", alias="flask.render_template", strength=0.8)
+    query = "make a value available to every template without passing it to render_template"
+    alone = federate(
+        "render_template",
+        {"docs": _hits([], symbols=[_named(symbol, "render_template")])},
+        weigh_words("render_template", {}),
+    )
+    passing = federate(
+        query,
+        {"docs": _hits([], symbols=[_named(symbol, "render_template")])},
+        weigh_words(query, {}),
+    )
+    assert alone[0].scored.symbol > 4 * passing[0].scored.symbol > 0
+
+
+def test_the_library_a_query_names_is_preferred_and_its_name_is_no_title_evidence() -> None:
+    query = "flask templates"
     hits = {
-        "devdocs": _hits([page], symbols=[symbol]),
-        "forum": _hits(
-            [
-                Hit(path=f"questions/{i}/x", title=f"Using super {i}", query="super")
-                for i in range(5)
-            ]
-        ),
+        "flask": _hits([Hit(path="templating", title="Templates")]),
+        "django": _hits([Hit(path="topics/templates", title="Templates")]),
     }
-    ordered, found = federate("super", hits, 2)
-    assert ordered[0].key == ("devdocs", "library/functions")
-    assert found[ordered[0].key].section == "super"
+    scopes = {"flask": frozenset({stem("flask")}), "django": frozenset({stem("django")})}
+    assert _ranked(query, hits, **scopes)[0] == ("flask", "templating")
+    # A page titled after the library ("flask", DevDocs' name for its API page) does not
+    # match the query by that word.
+    api = {"flask": _hits([Hit(path="api", title="flask")])}
+    [candidate] = federate(query, api, weigh_words(query, api), scopes)
+    assert candidate.scored.title == 0
+
+
+def test_a_title_spelled_out_in_a_question_ranks_its_document_first() -> None:
+    query = "which gospel song was I Got a Woman based on"
+    # Document frequencies of gospel, song, got, woman, based in a music archive.
+    hits = {
+        "wiki": _hits(
+            [],
+            title=[
+                Hit(path="Gospel_music", title="Gospel music"),
+                Hit(path="I_Got_a_Woman", title="I Got a Woman"),
+                Hit(path="Woman_(song)", title="Woman (song)"),
+            ],
+            doc_count=100,
+            frequencies=(10, 60, 5, 8, 30),
+        )
+    }
+    ranked = federate(query, hits, weigh_words(query, hits))
+    assert ranked[0].key == ("wiki", "I_Got_a_Woman")
+    assert ranked[0].scored.contained > 0
+    # "Woman (song)" is held by the query too, but its qualifier "song" is named: it is
+    # contained; a one-word run weighs less than the whole title.
+    woman = next(c for c in ranked if c.path == "Woman_(song)")
+    assert woman.scored.contained < ranked[0].scored.contained
+
+
+def _named(hit: Hit, text: str) -> Hit:
+    return msgspec.structs.replace(hit, named_by=text)

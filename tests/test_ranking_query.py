@@ -13,7 +13,6 @@ from corpus_mcp.ranking import (
     STOP_WORDS,
     normalise_query,
     query_terms,
-    relaxation_weight,
     relaxations,
     title_query,
 )
@@ -175,15 +174,6 @@ def test_relaxations_run_safely_through_libzim(shared_zims: Path) -> None:
         if title := title_query(query):
             reader.suggest(title, 5)
     assert {"ray AND charles", "NOT ray", "(ray charles", "-ray +charles"} <= found_something
-
-
-def test_relaxation_weight_is_the_share_of_informative_words_kept() -> None:
-    query = "what is the first line medicine for type 2 diabetes"
-    assert relaxation_weight(query, "what is the first line medicine for type 2 diabetes") == 1.0
-    assert relaxation_weight(query, "first line medicine type 2 diabetes") == 1.0
-    assert relaxation_weight(query, "medicine diabetes") == 2 / 6
-    assert relaxation_weight(query, "unrelated") == 0.1  # never zero: still a hit
-    assert relaxation_weight("?!", "x") == 1.0  # no words: nothing to lose
 
 
 def test_short_numbers_are_dropped_before_topic_words() -> None:

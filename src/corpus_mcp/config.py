@@ -27,6 +27,8 @@ ADAPTERS: tuple[AdapterName, ...] = get_args(AdapterName)
 
 LogLevel = Literal["debug", "info", "warning", "error"]
 LOG_LEVELS: tuple[LogLevel, ...] = get_args(LogLevel)
+SearchEngine = Literal["auto", "libzim"]
+SEARCH_ENGINES: tuple[SearchEngine, ...] = get_args(SearchEngine)
 
 MANIFEST_VERSION = 1
 LIBRARY_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -67,6 +69,12 @@ ENV_VARIABLES: tuple[EnvVariable, ...] = (
     EnvVariable("MCP_ALLOWED_ORIGINS", "", "extra Origin values accepted (comma-separated)"),
     EnvVariable("DOCUMENT_CACHE_MB", "64", "memory for parsed documents, in MB"),
     EnvVariable("LOG_LEVEL", "info", "debug, info, warning or error"),
+    EnvVariable(
+        "SEARCH_ENGINE",
+        "auto",
+        "auto: read the archives' Xapian indexes directly where possible; libzim: always "
+        "libzim's own search",
+    ),
 )
 _DEFAULTS = {variable.name: variable.default for variable in ENV_VARIABLES}
 
@@ -92,6 +100,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     allowed_origins: tuple[str, ...] = ()
     document_cache_bytes: int = 64 * 1_000_000
     log_level: LogLevel = "info"
+    search_engine: SearchEngine = "auto"
+    """``auto`` reads each archive's Xapian indexes directly (BM25, every word
+    optional, the GIL released) where the bindings and the archive allow it; ``libzim``
+    always searches through libzim (words ANDed, relaxed while too few match)."""
 
 
 class _EnvReader:
@@ -180,6 +192,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     """
     env = _EnvReader(os.environ if environ is None else environ)
     log_level: Any = env.choice("LOG_LEVEL", LOG_LEVELS)
+    search_engine: Any = env.choice("SEARCH_ENGINE", SEARCH_ENGINES)
     settings = Settings(
         corpus_root=env.path("CORPUS_ROOT"),
         corpus_config=env.path("CORPUS_CONFIG"),
@@ -197,6 +210,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         allowed_origins=env.items("MCP_ALLOWED_ORIGINS"),
         document_cache_bytes=env.integer("DOCUMENT_CACHE_MB") * 1_000_000,
         log_level=log_level,
+        search_engine=search_engine,
     )
     if settings.search_limit > settings.search_max_limit:
         env.errors.append(

@@ -21,43 +21,77 @@ import msgspec
 import trio
 
 from corpus_mcp import assemble, ranking, refs
-from corpus_mcp.adapters import Adapter, get_adapter, symbol_key
+from corpus_mcp.adapters import Adapter, get_adapter
 from corpus_mcp.cache import ByteLRU
 from corpus_mcp.config import Manifest, Settings
 from corpus_mcp.document import Document, walk
 from corpus_mcp.errors import CorpusError
-from corpus_mcp.federate import federate
+from corpus_mcp.federate import Candidate, federate, order, rescore, weigh_words
 from corpus_mcp.gather import Hit, Landed, LibraryHits, collect_hits, land, load_symbols
+from corpus_mcp.ranking.evidence import Word, read_evidence, scope_words
+from corpus_mcp.ranking.text import word_set
+from corpus_mcp.symbols import SymbolTable
 from corpus_mcp.wire import FetchOutput, SearchOutput, SearchResult, SectionRef
-from corpus_mcp.zim import ArchiveService, EntryNotFound, RedirectError, ZimReader, open_readers
+from corpus_mcp.zim import (
+    ArchiveInfo,
+    ArchiveService,
+    EntryNotFound,
+    RedirectError,
+    ZimReader,
+    open_readers,
+)
 
 log = logging.getLogger("corpus_mcp.corpus")
 
 #: Candidates asked of each library per list: enough for fusion to have a choice.
 MIN_CANDIDATES = 15
+#: API symbols a query may name per library (overloads, several short forms).
+MAX_SYMBOL_HITS = 8
+#: The best candidates whose documents are read to rescore them on their headings and
+#: page titles, as a multiple of the limit (and at least :data:`MIN_REREAD`).
+REREAD_FACTOR = 2
+MIN_REREAD = 10
 #: Memory for remembered per-library hits (a few hundred bytes per query and library).
 HITS_CACHE_BYTES = 8_000_000
+#: Words of archive names and metadata that say how an archive was made, not what it is
+#: about (flavours, hosts, formats): never scope words.
+ARCHIVE_VOCABULARY = word_set(
+    """
+    all maxi mini nopic novid nodet top com www org net zim html docs documentation
+    devdocs wiki stackexchange stack exchange
+    """
+)
 
 
 class Library:
-    """An enabled library at run time: its name, adapter, archive service and symbols."""
+    """An enabled library at run time: its name, adapter, archive service, symbols and
+    the words that name its subject."""
 
     def __init__(
         self,
         name: str,
         adapter: Adapter,
         service: ArchiveService,
-        symbols: dict[str, Hit] | None = None,
+        symbols: SymbolTable | None = None,
     ) -> None:
         self.name = name
         self.adapter = adapter
         self.service = service
-        self.symbols = symbols or {}
-        """Case-folded API symbol -> its page and anchor (devdocs navbar.json)."""
+        self.symbols = symbols or SymbolTable()
+        """API symbols -> pages and anchors (devdocs navbar.json)."""
+        self.scope = library_scope(name, service.info)
+        """Stems of the words that name what this library is about."""
 
     @property
     def snapshot(self) -> str | None:
         return self.service.info.snapshot
+
+
+def library_scope(name: str, info: ArchiveInfo) -> frozenset[str]:
+    """What a library is about, in words of its own metadata (configured name, Name,
+    Title, Tags, Description): a query naming one of them prefers this library."""
+    texts = [name, info.name, info.title, *info.tags, info.description or ""]
+    return scope_words((t for t in texts if not t.startswith("_")), ARCHIVE_VOCABULARY)
 
 
 class Corpus:
@@ -89,7 +123,13 @@ class Corpus:
     # -- search -----------------------------------------------------------------------
 
     async def search(self, query: str, limit: int) -> SearchOutput:
-        """Ranked documents from every library for an already validated query and limit."""
+        """Ranked documents from every library for an already validated query and limit.
+
+        Each library's engine proposes candidates (one worker call per library, in
+        parallel); every candidate is scored on the same evidence
+        (:mod:`corpus_mcp.federate`); the best are read and scored again on their
+        headings and page titles; the diversity pass spreads libraries.
+        """
         normalised = ranking.normalise_query(query)
         hits: dict[str, LibraryHits] = {}
         failed: list[str] = []
@@ -97,14 +137,41 @@ class Corpus:
             for library in self._libraries.values():
                 nursery.start_soon(self._search_library, library, normalised, limit, hits, failed)
 
-        ordered, found = federate(normalised, hits, self.settings.search_max_consecutive)
-        results = await self._results(normalised, ordered, limit, found, failed)
+        words = weigh_words(normalised, hits)
+        scopes = {name: lib.scope for name, lib in self._libraries.items()}
+        candidates = federate(normalised, hits, words, scopes)
+        reread = max(limit * REREAD_FACTOR, MIN_REREAD)
+        best = await self._reread(normalised, words, candidates[:reread], failed)
+        ordered = ranking.diversify(
+            [*best, *candidates[reread:]],
+            lambda c: c.library,
+            self.settings.search_max_consecutive,
+        )
+        results = await self._results(normalised, words, ordered, limit, failed)
         return SearchOutput(
             query=normalised,
             results=results,
             partial=bool(failed),
             unavailable_libraries=sorted(set(failed)),
         )
+
+    async def _reread(
+        self, query: str, words: list[Word], candidates: list[Candidate], failed: list[str]
+    ) -> list[Candidate]:
+        """The candidates rescored with what their documents say, best first."""
+        documents: dict[int, Document] = {}
+        async with trio.open_nursery() as nursery:
+            for i, candidate in enumerate(candidates):
+                nursery.start_soon(
+                    self._load_for_search, i, candidate.library, candidate.hit, documents, failed
+                )
+        rescored = [
+            rescore(query, words, c, read_evidence(c.evidence, documents[i]))
+            if i in documents
+            else c
+            for i, c in enumerate(candidates)
+        ]
+        return order(rescored)
 
     async def _search_library(
         self,
@@ -133,8 +200,7 @@ class Corpus:
                         reader, adapter, query, want, enough=limit, checkpoint=_checkpoint
                     )
                 )
-                symbol = library.symbols.get(symbol_key(query))
-                found = msgspec.structs.replace(found, symbols=[symbol] if symbol else [])
+                found = msgspec.structs.replace(found, symbols=_symbol_hits(library, query))
                 out[library.name] = found
                 self._hits.put(key, found, _hits_weight(found))
             except Exception as exc:  # one broken archive degrades the search, never kills it
@@ -158,9 +224,9 @@ class Corpus:
     async def _results(
         self,
         query: str,
-        ordered: list[ranking.Candidate],
+        words: list[Word],
+        ordered: list[Candidate],
         limit: int,
-        found: dict[tuple[str, str], Hit],
         failed: list[str],
     ) -> list[SearchResult]:
         """Snippets and hints for the best ``limit`` candidates that parse into documents."""
@@ -172,18 +238,19 @@ class Corpus:
             documents: dict[int, Document] = {}
             async with trio.open_nursery() as nursery:
                 for i, candidate in enumerate(batch):
-                    hit = found[candidate.key]
                     nursery.start_soon(
-                        self._load_for_search, i, candidate.library, hit, documents, failed
+                        self._load_for_search,
+                        i,
+                        candidate.library,
+                        candidate.hit,
+                        documents,
+                        failed,
                     )
             for i, candidate in enumerate(batch):
                 document = documents.get(i)
                 if document is None or document.metadata.get("navigation") == "true":
                     continue
-                landing = found[candidate.key].section
-                results.append(
-                    self._result(query, candidate.library, candidate.path, document, landing)
-                )
+                results.append(self._result(query, words, candidate, document))
         return results
 
     async def _load_for_search(
@@ -203,16 +270,17 @@ class Corpus:
             failed.append(library.name)
 
     def _result(
-        self, query: str, library: str, path: str, document: Document, landing: str | None
+        self, query: str, words: list[Word], candidate: Candidate, document: Document
     ) -> SearchResult:
-        hints = ranking.result_hints(query, document, landing)
+        library, path, landing = candidate.library, candidate.path, candidate.hit.section
+        hints = ranking.result_hints(query, document, landing, words)
         return SearchResult(
             ref=refs.encode(library, path),
             library=library,
             kind=document.kind,
             title=document.title,
             snapshot=self._libraries[library].snapshot,
-            snippet=ranking.snippet(query, document),
+            snippet=ranking.snippet(query, document, within=hints[0][0] if hints else None),
             relevant_sections=[SectionRef(sid, title) for sid, title in hints],
         )
 
@@ -274,12 +342,15 @@ class Corpus:
         if cached is not None:
             return cached
         reader, adapter = library.service.reader, library.adapter
+
         # Read and parse in one worker call: a thread hop less on every cold document,
         # at the price of holding the archive while parsing (the GIL serialises the two
         # anyway).
-        document = await library.service.run(
-            lambda: adapter.parse(path, title, reader.content(path))
-        )
+        def read_and_parse() -> Document:
+            entry, content = reader.read(path)
+            return adapter.parse(path, entry.title or title, content)
+
+        document = await library.service.run(read_and_parse)
         self._documents.put(key, document, _weight(document))
         return document
 
@@ -307,8 +378,20 @@ async def open_corpus(settings: Settings, manifest: Manifest) -> AsyncIterator[C
 
     adapters = {lib.name: get_adapter(lib.adapter) for lib in manifest.enabled}
 
-    def open_all() -> tuple[dict[str, ZimReader], dict[str, dict[str, Hit]]]:
-        readers = open_readers(files, check=settings.zim_check, progress=progress)
+    def open_all() -> tuple[dict[str, ZimReader], dict[str, SymbolTable]]:
+        readers = open_readers(
+            files,
+            check=settings.zim_check,
+            progress=progress,
+            direct_index=settings.search_engine == "auto",
+        )
+        for name, reader in readers.items():
+            if reader.fulltext_index is not None:
+                progress(name, "full-text search: its Xapian index, read directly")
+            elif reader.info.has_fulltext_index:
+                progress(name, "full-text search: libzim")
+            else:
+                progress(name, "no full-text index: found by titles only")
         symbols = {name: load_symbols(reader, adapters[name]) for name, reader in readers.items()}
         return readers, symbols
 
@@ -333,6 +416,22 @@ def _checkpoint() -> None:
         trio.from_thread.check_cancelled()
     except RuntimeError:  # called outside a trio worker thread
         return
+
+
+def _symbol_hits(library: Library, query: str) -> list[Hit]:
+    """The API symbols the query names in this library, as hits landing on their anchor."""
+    matches = library.symbols.lookup(ranking.symbol_candidates(query))[:MAX_SYMBOL_HITS]
+    return [
+        Hit(
+            path=m.symbol.path,
+            title=m.symbol.title,
+            alias=m.symbol.name,
+            section=m.symbol.section,
+            strength=m.strength,
+            named_by=m.named_by,
+        )
+        for m in matches
+    ]
 
 
 def _hits_weight(hits: LibraryHits) -> int:

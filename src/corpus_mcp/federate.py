@@ -1,69 +1,140 @@
-"""From every library's hits to one ordered list of candidates (pure).
+"""From every library's hits to one list of candidates, scored on evidence (pure).
 
-Each library contributes one list per full-text query it ran (weighted by how much of
-the question that query kept), its title-index list and its API-symbol match; fusion
-and the diversity pass live in :mod:`corpus_mcp.ranking`. The first hit seen for each
-document is kept, because it carries what the result needs later: the entry title to
-parse with and the section a redirect stub or symbol landed on (taken from whichever
-list knew it).
+A library reports up to three lists: full-text hits (with their word frequencies when
+its index is read directly), title-index hits and API-symbol matches. The same
+document found by several lists becomes one candidate that keeps what each list knew:
+the frequencies, every title it was found by, a symbol's strength, the section a stub
+or symbol landed on. The query's words are weighted by their rarity over the whole
+corpus (:func:`corpus_mcp.ranking.evidence.word_weights`) and every candidate is scored
+the same way (:func:`corpus_mcp.ranking.evidence.score`); reciprocal rank fusion of the
+lists only breaks ties.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import msgspec
 
 from corpus_mcp import ranking
 from corpus_mcp.gather import Hit, LibraryHits
+from corpus_mcp.ranking.evidence import Evidence, LibraryStats, Scored, Word, score, word_weights
+from corpus_mcp.ranking.text import stem_set
 
 Key = tuple[str, str]
 """(library, normalised path)."""
 
 
+class Candidate(msgspec.Struct, frozen=True, kw_only=True):
+    """A document of one library with its evidence, its score and its fused rank."""
+
+    library: str
+    path: str
+    hit: Hit
+    """What the result needs later: the entry title, the section to land on."""
+    evidence: Evidence
+    scored: Scored
+    prior: float
+    """Reciprocal-rank fusion of the lists that found it (breaks ties)."""
+
+    @property
+    def key(self) -> Key:
+        return (self.library, self.path)
+
+
+def weigh_words(query: str, hits: Mapping[str, LibraryHits]) -> list[Word]:
+    """The query's words, weighted by their rarity in every library that has statistics."""
+    stats = [
+        LibraryStats(h.doc_count, h.average_length, h.frequencies)
+        for h in hits.values()
+        if h.doc_count and len(h.frequencies) == len(ranking.query_words(query))
+    ]
+    return word_weights(ranking.query_words(query), stats)
+
+
 def federate(
-    query: str, hits: Mapping[str, LibraryHits], max_consecutive: int
-) -> tuple[list[ranking.Candidate], dict[Key, Hit]]:
-    """Candidates best first (libraries interleaved), and the hit behind each."""
-    lists: dict[Key, list[ranking.Candidate]] = {}
-    weights: dict[Key, float] = {}
-    found: dict[Key, Hit] = {}
+    query: str,
+    hits: Mapping[str, LibraryHits],
+    words: Sequence[Word],
+    scopes: Mapping[str, frozenset[str]] | None = None,
+) -> list[Candidate]:
+    """Every library's candidates, best first. ``scopes`` are the stems of the words
+    that name each library's subject (see :func:`corpus_mcp.corpus.library_scope`)."""
+    query_stems = stem_set(query)
+    candidates: list[Candidate] = []
     for name in sorted(hits):
-        for list_name, group in _groups(hits[name]).items():
-            key = (name, list_name)
-            if group[0].query is not None:
-                weights[key] = ranking.relaxation_weight(query, group[0].query)
-            lists[key] = [
-                ranking.Candidate(library=name, path=h.path, title=_ranking_title(query, h))
-                for h in group
-            ]
-            for h in group:
-                seen = found.setdefault((name, h.path), h)
-                if seen.section is None and h.section is not None:
-                    # A later list (a stub, a symbol) knows where in the document to land.
-                    found[(name, h.path)] = msgspec.structs.replace(seen, section=h.section)
-    fused = ranking.fuse(query, lists, weights=weights)
-    return ranking.diversify(fused, lambda c: c.library, max_consecutive), found
+        found = hits[name]
+        scope = (scopes or {}).get(name, frozenset())
+        priors = ranking.rrf([[h.path for h in group] for group in _lists(found)])
+        for path, merged in _merge(found).items():
+            evidence = Evidence(
+                titles=tuple(merged.titles),
+                frequencies=merged.frequencies,
+                length=merged.hit.length,
+                average_length=found.average_length,
+                symbol=merged.symbol,
+                symbol_text=merged.named_by,
+                scope=bool(query_stems & scope),
+                scope_stems=scope,
+            )
+            candidates.append(
+                Candidate(
+                    library=name,
+                    path=path,
+                    hit=merged.hit,
+                    evidence=evidence,
+                    scored=score(query, words, evidence),
+                    prior=priors.get(path, 0.0),
+                )
+            )
+    return order(candidates)
 
 
-def _groups(found: LibraryHits) -> dict[str, list[Hit]]:
-    """The library's ranked lists by name; the full-text hits split by the query that
-    found them, in the order the queries were tried."""
-    groups: dict[str, list[Hit]] = {}
-    for hit in found.fulltext:
-        groups.setdefault(f"fulltext:{hit.query}", []).append(hit)
-    if found.title:
-        groups["title"] = found.title
-    if found.symbols:
-        groups["symbol"] = found.symbols
-    return groups
+def rescore(
+    query: str, words: Sequence[Word], candidate: Candidate, evidence: Evidence
+) -> Candidate:
+    """The candidate with new evidence (once its document has been read) and its score."""
+    return msgspec.structs.replace(
+        candidate, evidence=evidence, scored=score(query, words, evidence)
+    )
 
 
-def _ranking_title(query: str, hit: Hit) -> str:
-    """The title ranking should judge: the matched redirect title or symbol when it
-    names the query better than the target's own title ("Charles, Ray", "str.join")."""
-    if hit.alias and ranking.title_coverage(query, hit.alias) > ranking.title_coverage(
-        query, hit.title
-    ):
-        return hit.alias
-    return hit.title
+def order(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """Best score first; ties by fused rank, then library and path (never a preference
+    for one library: the name only makes the order total)."""
+    return sorted(candidates, key=lambda c: (-c.scored.total, -c.prior, c.path, c.library))
+
+
+def _lists(found: LibraryHits) -> list[list[Hit]]:
+    return [group for group in (found.fulltext, found.title, found.symbols) if group]
+
+
+class _Merged(msgspec.Struct, kw_only=True):
+    hit: Hit
+    titles: list[str]
+    frequencies: tuple[int, ...] | None = None
+    symbol: float = 0.0
+    named_by: str = ""
+
+
+def _merge(found: LibraryHits) -> dict[str, _Merged]:
+    """path -> what every list knew of the document: the first hit (with the first
+    known landing section), the titles it was found by (a redirect's title counts; a
+    symbol's name does not, it is symbol evidence), its word frequencies, the strongest
+    symbol match."""
+    merged: dict[str, _Merged] = {}
+    for group in _lists(found):
+        for hit in group:
+            titles = [hit.title] if hit.named_by else [t for t in (hit.title, hit.alias) if t]
+            entry = merged.get(hit.path)
+            if entry is None:
+                entry = merged[hit.path] = _Merged(hit=hit, titles=[])
+            elif entry.hit.section is None and hit.section is not None:
+                # A later list (a stub, a symbol) knows where in the document to land.
+                entry.hit = msgspec.structs.replace(entry.hit, section=hit.section)
+            entry.titles += [t for t in titles if t not in entry.titles]
+            if entry.frequencies is None:
+                entry.frequencies = hit.frequencies
+            if hit.strength > entry.symbol:
+                entry.symbol, entry.named_by = hit.strength, hit.named_by or ""
+    return merged

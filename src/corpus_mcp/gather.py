@@ -3,25 +3,40 @@
 Everything here is synchronous and talks to a :class:`~corpus_mcp.zim.ZimReader` plus a
 pure adapter. The corpus manager runs each function as a single
 ``ArchiveService.run`` call, so one search costs one thread hop per library instead of
-one per libzim call, and the per-archive lock is taken once. ``checkpoint`` is called
-between libzim calls so that a worker whose caller timed out stops early.
+one per index call, and the per-archive lock is taken once. ``checkpoint`` is called
+between index calls so that a worker whose caller timed out stops early.
+
+Candidates come from two engines, whichever the archive allows:
+
+- its Xapian indexes read directly (:mod:`corpus_mcp.zim.index`): one BM25 query in
+  which every word is optional, with each hit's word frequencies and length, and the
+  corpus statistics of the query's words; one title-index query over the same words;
+- libzim's own search otherwise: ANDed words, so shorter and shorter forms of the query
+  (:func:`corpus_mcp.ranking.relaxations`, least frequent words kept) while too few
+  documents match; title suggestions for the query and for titles it may spell out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import msgspec
 
 from corpus_mcp import ranking
 from corpus_mcp.adapters import Adapter
+from corpus_mcp.symbols import SymbolTable, build_table
 from corpus_mcp.zim import RedirectError, ZimError, ZimReader
 
 #: HTML items at most this large are checked for being redirect stubs
 #: (mwoffliner's html_redirect template is a few hundred bytes).
 STUB_MAX_BYTES = 2048
+#: Full-text hits with fewer words than this may be redirect stubs and are landed
+#: through the archive; longer ones are documents as they stand.
+STUB_MAX_WORDS = 64
 #: Stubs pointing at stubs: more than this is a broken archive.
 MAX_STUB_HOPS = 4
+#: Title-index candidates landed per search (each costs an entry lookup).
+TITLE_CANDIDATES = 20
 
 
 class Landed(msgspec.Struct, frozen=True, kw_only=True):
@@ -34,13 +49,27 @@ class Landed(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Hit(msgspec.Struct, frozen=True, kw_only=True):
+    """One candidate document of one library, as one engine found it."""
+
     path: str
     title: str
     alias: str | None = None
-    """The matched redirect title, for title-index hits that came through a redirect."""
+    """The title that matched when it is not the document's: a redirect's title in the
+    title index, an API symbol."""
     section: str | None = None
+    """Where in the document to land (a fragment stub, an answer, a symbol's anchor)."""
     query: str | None = None
-    """The (relaxed) full-text query that found it; None for title-index hits."""
+    """The (relaxed) query libzim's search found it with; None for other engines."""
+    weight: float = 0.0
+    """The engine's score within its archive (BM25), when it reports one."""
+    length: int = 0
+    """Words in the document, as its index counts them (0: unknown)."""
+    frequencies: tuple[int, ...] | None = None
+    """How often the document uses each of the query's words (None: unknown)."""
+    strength: float = 0.0
+    """For symbol hits: how surely the query names the symbol."""
+    named_by: str | None = None
+    """For symbol hits: the text of the query that names it."""
 
 
 class LibraryHits(msgspec.Struct, frozen=True, kw_only=True):
@@ -48,7 +77,12 @@ class LibraryHits(msgspec.Struct, frozen=True, kw_only=True):
     title: list[Hit]
     queries_tried: int
     symbols: list[Hit] = msgspec.field(default_factory=list)
-    """An exact API-symbol match (devdocs), when the query names one."""
+    """API symbols the query names (devdocs)."""
+    doc_count: int = 0
+    """Documents in the full-text index (0: no statistics)."""
+    average_length: float = 0.0
+    frequencies: tuple[int, ...] = ()
+    """Documents containing each of the query's words."""
 
 
 def land(reader: ZimReader, adapter: Adapter, path: str) -> Landed:
@@ -72,27 +106,20 @@ def land(reader: ZimReader, adapter: Adapter, path: str) -> Landed:
     raise RedirectError(f"more than {MAX_STUB_HOPS} redirect stubs from {requested!r}")
 
 
-def load_symbols(reader: ZimReader, adapter: Adapter) -> dict[str, Hit]:
-    """The adapter's symbol index of this archive, as ready-made hits (read once at startup).
-
-    Symbols whose page is missing from the archive are left out; each hit carries the
-    page's entry title, the symbol as its alias and the anchor as its section.
-    """
+def load_symbols(reader: ZimReader, adapter: Adapter) -> SymbolTable:
+    """The adapter's symbol index of this archive (read once at startup); symbols whose
+    page is missing from the archive are left out."""
     if adapter.symbol_index is None or not reader.has_entry(adapter.symbol_index):
-        return {}
-    symbols = adapter.parse_symbols(reader.content(adapter.symbol_index))
+        return SymbolTable()
+    landings = adapter.parse_symbols(reader.content(adapter.symbol_index))
     titles: dict[str, str | None] = {}
-    hits: dict[str, Hit] = {}
-    for key, landing in sorted(symbols.items()):
+    for _, landing in landings:
         if landing.path not in titles:
             try:
                 titles[landing.path] = reader.resolve(landing.path).title
             except ZimError:
                 titles[landing.path] = None
-        title = titles[landing.path]
-        if title is not None:
-            hits[key] = Hit(path=landing.path, title=title, alias=key, section=landing.section)
-    return hits
+    return build_table(landings, titles)
 
 
 def collect_hits(
@@ -106,37 +133,146 @@ def collect_hits(
 ) -> LibraryHits:
     """Full-text and title hits for ``query``, landed, filtered and deduplicated.
 
-    Each index search asks for ``want`` hits. The full query goes first; relaxed forms
-    follow only while fewer than ``enough`` documents have been found (libzim ANDs every
-    term, so a long question often matches nothing as written). Archives without a
-    full-text index answer from titles only.
+    Each index search asks for ``want`` hits; libzim's search relaxes the query while
+    fewer than ``enough`` documents are found. Archives without a full-text index
+    answer from titles only.
     """
-    fulltext: list[Hit] = []
+    words = ranking.query_words(query)
+    if reader.fulltext_index is not None:
+        found = _indexed_fulltext(reader, adapter, words, want, checkpoint)
+    elif reader.info.has_fulltext_index:
+        found = _libzim_fulltext(
+            reader, adapter, query, words, want=want, enough=enough, checkpoint=checkpoint
+        )
+    else:
+        found = LibraryHits(fulltext=[], title=[], queries_tried=0)
+    checkpoint()
+    titled = _titles(reader, adapter, query, want, checkpoint)
+    return msgspec.structs.replace(found, title=titled)
+
+
+def _indexed_fulltext(
+    reader: ZimReader,
+    adapter: Adapter,
+    words: Sequence[str],
+    want: int,
+    checkpoint: Callable[[], None],
+) -> LibraryHits:
+    index = reader.fulltext_index
+    assert index is not None
+    parts = [ranking.index_parts(word) for word in words]
+    frequencies = tuple(index.word_frequency(p) for p in parts)
+    checkpoint()
+    hits: list[Hit] = []
+    seen: set[str] = set()
+    for found in index.search(parts, want):
+        hit: Hit | None
+        if found.length < STUB_MAX_WORDS:
+            checkpoint()
+            hit = _content_hit(reader, adapter, found.path)
+        elif adapter.is_content(found.path, "text/html") and not _is_main(
+            reader, adapter, found.path
+        ):
+            hit = Hit(path=found.path, title=found.title)
+        else:
+            hit = None
+        if hit is None or hit.path in seen:
+            continue
+        seen.add(hit.path)
+        hits.append(
+            msgspec.structs.replace(
+                hit, weight=found.weight, length=found.length, frequencies=found.frequencies
+            )
+        )
+    return LibraryHits(
+        fulltext=hits,
+        title=[],
+        queries_tried=1,
+        doc_count=index.doc_count,
+        average_length=index.average_length,
+        frequencies=frequencies,
+    )
+
+
+def _libzim_fulltext(
+    reader: ZimReader,
+    adapter: Adapter,
+    query: str,
+    words: Sequence[str],
+    *,
+    want: int,
+    enough: int,
+    checkpoint: Callable[[], None],
+) -> LibraryHits:
+    """libzim ANDs every word: relax the query (rarest words kept) while too few match."""
+    frequencies: list[int] = []
+    for word in words:
+        checkpoint()
+        frequencies.append(reader.document_frequency(" ".join(ranking.index_parts(word))))
+    rarity = dict(zip(words, frequencies, strict=True))
+    hits: list[Hit] = []
     seen: set[str] = set()
     tried = 0
-    if reader.info.has_fulltext_index:
-        for relaxed in ranking.relaxations(query):
-            checkpoint()
-            tried += 1
-            page = reader.fulltext(relaxed, want)
-            for raw in page.paths:
-                checkpoint()
-                hit = _content_hit(reader, adapter, raw)
-                if hit is not None and hit.path not in seen:
-                    seen.add(hit.path)
-                    fulltext.append(msgspec.structs.replace(hit, query=relaxed))
-            if len(fulltext) >= enough:
-                break
-    checkpoint()
-    titled: list[Hit] = []
-    seen_titles: set[str] = set()
-    for suggestion in reader.suggest(ranking.title_query(query), want):
+    for relaxed in ranking.relaxations(query, rarity):
         checkpoint()
-        hit = _content_hit(reader, adapter, suggestion.path, alias=suggestion.title)
-        if hit is not None and hit.path not in seen_titles:
-            seen_titles.add(hit.path)
-            titled.append(hit)
-    return LibraryHits(fulltext=fulltext, title=titled, queries_tried=tried)
+        tried += 1
+        for raw in reader.fulltext(relaxed, want).paths:
+            checkpoint()
+            hit = _content_hit(reader, adapter, raw)
+            if hit is not None and hit.path not in seen:
+                seen.add(hit.path)
+                hits.append(msgspec.structs.replace(hit, query=relaxed))
+        if len(hits) >= enough:
+            break
+    return LibraryHits(
+        fulltext=hits,
+        title=[],
+        queries_tried=tried,
+        doc_count=reader.info.article_count,
+        frequencies=tuple(frequencies),
+    )
+
+
+def _titles(
+    reader: ZimReader,
+    adapter: Adapter,
+    query: str,
+    want: int,
+    checkpoint: Callable[[], None],
+) -> list[Hit]:
+    """Documents whose title (or a redirect's title) shares the query's words.
+
+    The title index read directly is asked once with every word optional; libzim's
+    suggestions (words ANDed, the last one a prefix) are asked for the query's most
+    informative words and for runs of words that may spell out a title.
+    """
+    index = reader.title_index
+    found: list[tuple[str, str]] = []
+    if index is not None:
+        limit = max(want, TITLE_CANDIDATES)
+        found = [
+            (h.target or h.path, h.title) for h in index.search(ranking.title_words(query), limit)
+        ]
+    else:
+        lookups = [ranking.title_query(query), *ranking.title_ngrams(query)]
+        for lookup in ranking.distinct(lookups):
+            if not lookup:
+                continue
+            checkpoint()
+            found += [(s.path, s.title) for s in reader.suggest(lookup, want)]
+    hits: list[Hit] = []
+    seen: set[str] = set()
+    for path, matched_title in found[: max(want, TITLE_CANDIDATES)]:
+        checkpoint()
+        hit = _content_hit(reader, adapter, path, alias=matched_title)
+        if hit is not None and hit.path not in seen:
+            seen.add(hit.path)
+            hits.append(hit)
+    return hits
+
+
+def _is_main(reader: ZimReader, adapter: Adapter, path: str) -> bool:
+    return adapter.main_page_is_navigation and path == reader.info.main_path
 
 
 def _content_hit(
@@ -151,8 +287,10 @@ def _content_hit(
         landed = land(reader, adapter, raw)
     except ZimError:  # a dangling or looping entry is not a result, never an error
         return None
-    if not adapter.is_content(landed.path, landed.mimetype):
+    if not adapter.is_content(landed.path, landed.mimetype) or _is_main(
+        reader, adapter, landed.path
+    ):
         return None
-    if adapter.main_page_is_navigation and landed.path == reader.info.main_path:
-        return None
+    if alias == landed.title:
+        alias = None
     return Hit(path=landed.path, title=landed.title, alias=alias, section=landed.section)

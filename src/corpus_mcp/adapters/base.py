@@ -54,8 +54,9 @@ class Adapter(Protocol):
     """Path of an entry that maps API symbols to pages and anchors (devdocs2zim's
     ``navbar.json``), or None."""
 
-    def parse_symbols(self, data: bytes) -> dict[str, Landing]:
-        """Symbol name (case-folded) -> where it is documented, from ``symbol_index``."""
+    def parse_symbols(self, data: bytes) -> list[tuple[str, Landing]]:
+        """``(case-folded symbol name, where it is documented)`` for every entry of
+        ``symbol_index``, in its order (a name may repeat)."""
         ...
 
     def parse(self, path: str, title: str, html: bytes) -> Document:
@@ -74,5 +75,5 @@ class AdapterDefaults:
     def section_for_path(self, requested_path: str) -> str | None:
         return None
 
-    def parse_symbols(self, data: bytes) -> dict[str, Landing]:
-        return {}
+    def parse_symbols(self, data: bytes) -> list[tuple[str, Landing]]:
+        return []

@@ -60,6 +60,8 @@ class _Block:
 
     heading: HtmlElement | None = None
     heading_id: str | None = None
+    aliases: tuple[str, ...] = ()
+    """Ids of the empty link targets just before the heading (Sphinx labels)."""
     node: HtmlElement | None = None
     text: str | None = None
     anchor: str | None = None
@@ -91,17 +93,18 @@ class DevDocsAdapter(AdapterDefaults):
 
     symbol_index: str | None = "navbar.json"
 
-    def parse_symbols(self, data: bytes) -> dict[str, Landing]:
-        """navbar.json's symbol index: ``{"str.join": Landing("library/stdtypes", "str.join")}``.
+    def parse_symbols(self, data: bytes) -> list[tuple[str, Landing]]:
+        """navbar.json's entries in order: ``("str.join", Landing("library/stdtypes",
+        "str.join"))``, page entries (``"Admin actions"``) included.
 
-        Keys are case-folded names without a trailing ``()``; the first entry of a name
-        wins (DevDocs lists the canonical entry first). Malformed data gives ``{}``.
+        Names are case-folded without a trailing ``()``. Every entry is kept, so a name
+        documented in two places finds both. Malformed data gives ``[]``.
         """
         try:
             tree = json.loads(data)
         except ValueError:
-            return {}
-        symbols: dict[str, Landing] = {}
+            return []
+        symbols: list[tuple[str, Landing]] = []
 
         def visit(node: object) -> None:
             if not isinstance(node, dict):
@@ -111,12 +114,12 @@ class DevDocsAdapter(AdapterDefaults):
                 path, _, fragment = href.partition("#")
                 key = symbol_key(name)
                 if key and path:
-                    symbols.setdefault(key, Landing(path, fragment or None))
+                    symbols.append((key, Landing(path, fragment or None)))
             for child in node.get("children") or ():
                 visit(child)
 
         visit(tree)
-        return symbols
+        return list(dict.fromkeys(symbols))
 
     def parse(self, path: str, title: str, html: bytes) -> Document:
         """The page's section tree; metadata carries ``heading``, ``source_url``, ``missing``."""
@@ -200,30 +203,70 @@ def _is_missing_page(page: HtmlElement) -> bool:
 def _flatten(container: HtmlElement, container_id: str | None = None) -> Iterator[_Block]:
     """Walk ``container`` in order, unwrapping every wrapper element that holds a heading.
 
-    Nested Sphinx ``section[id]`` wrappers disappear this way; a wrapper's id goes to its
-    heading when the heading is its first child, and otherwise becomes an anchor of the
-    section in force where the wrapper starts.
+    Nested Sphinx ``section[id]`` wrappers disappear this way. Real Sphinx output puts
+    empty link targets before the heading (``<section id="slots"><span id="label">
+    </span><h3>``): such targets are skipped when asking whether the heading opens the
+    wrapper, and become aliases of the heading's section. A wrapper's id goes to the
+    heading that opens it; otherwise it becomes an anchor of the section in force where
+    the wrapper starts.
     """
     children = [child for child in container if isinstance(child.tag, str)]
-    first_child = children[0] if children else None
-    heading_first = first_child is not None and _is_heading(first_child)
+    targets: list[HtmlElement] = []
+    if not (container.text or "").strip():
+        for child in children:
+            if not _is_empty_target(child):
+                break
+            targets.append(child)
+    opener = children[len(targets)] if len(children) > len(targets) else None
+    heading_first = opener is not None and _is_heading(opener)
     if container_id and not heading_first:
         yield _Block(anchor=container_id)
     if container.text and container.text.strip():
         yield _Block(text=container.text)
+    leading = {id(t) for t in targets} if heading_first else set()
+    pending = [str(t.get("id")) for t in targets] if heading_first else []
     for child in container:
-        if not isinstance(child.tag, str):
-            pass
-        elif _is_heading(child):
-            inherited = container_id if child is first_child else None
-            yield _Block(heading=child, heading_id=inherited)
+        if not isinstance(child.tag, str) or id(child) in leading:
+            continue  # leading targets travel with the heading they announce
+        if _is_heading(child):
+            inherited = container_id if child is opener else None
+            yield _Block(heading=child, heading_id=inherited, aliases=tuple(pending))
+            pending = []
         elif child.tag in _WRAPPER_TAGS and _contains_heading(child):
             yield from _flatten(child, child.get("id"))
+        elif (alias := _lone_target_before_heading(child)) is not None:
+            # A label target announcing an unwrapped heading: that heading's alias.
+            pending.append(alias)
+            continue
         else:
             yield _Block(node=child)
             continue  # the copied node carries its own tail
         if child.tail and child.tail.strip():
             yield _Block(text=child.tail)
+
+
+def _is_empty_target(node: HtmlElement) -> bool:
+    """An id-only link target: ``<span id="x"></span>`` or ``<a id="x"></a>``."""
+    return (
+        node.tag in {"span", "a"}
+        and bool(node.get("id"))
+        and not node.get("href")
+        and len(node) == 0
+        and not (node.text or "").strip()
+        and not (node.tail or "").strip()
+    )
+
+
+def _lone_target_before_heading(node: HtmlElement) -> str | None:
+    """The id of an empty target that directly precedes a heading among its siblings."""
+    if not _is_empty_target(node):
+        return None
+    following = node.getnext()
+    while following is not None and _is_empty_target(following):
+        following = following.getnext()
+    if following is not None and _is_heading(following):
+        return str(node.get("id"))
+    return None
 
 
 def _without_local_toc(blocks: list[_Block]) -> list[_Block]:
@@ -260,7 +303,7 @@ def _build_sections(blocks: list[_Block], lead_title: str) -> list[Section]:
     current = lead
     for block in blocks:
         if block.heading is not None:
-            current = _Draft(_new_section(block.heading, block.heading_id, taken))
+            current = _Draft(_new_section(block.heading, block.heading_id, block.aliases, taken))
             drafts.append(current)
             while stack and stack[-1].level >= current.section.level:
                 stack.pop()
@@ -278,15 +321,22 @@ def _build_sections(blocks: list[_Block], lead_title: str) -> list[Section]:
     return top
 
 
-def _new_section(heading: HtmlElement, inherited_id: str | None, taken: set[str]) -> Section:
+def _new_section(
+    heading: HtmlElement, inherited_id: str | None, aliases: tuple[str, ...], taken: set[str]
+) -> Section:
+    """The section a heading opens. Its id is the archive's own anchor: the heading's
+    id, else the id of the wrapper it opens, else the first label target announcing it,
+    and only failing all of them a slug of its text; the other ids become aliases."""
     title = " ".join(visible_text(heading).split())
     own_id = heading.get("id")
-    base = (own_id or inherited_id or _slugify(title)).strip() or "section"
-    section_id = _unique(base, taken)
+    named = [i for i in (own_id, inherited_id, *aliases) if i and i.strip()]
+    base = named[0].strip() if named else _slugify(title)
+    section_id = _unique(base or "section", taken)
     section = Section(id=section_id, title=title, level=int(str(heading.tag)[1]))
-    if own_id and inherited_id and inherited_id not in taken:
-        taken.add(inherited_id)
-        section.anchors.append(inherited_id)
+    for alias in named[1:]:
+        if alias not in taken:
+            taken.add(alias)
+            section.anchors.append(alias)
     return section
 
 

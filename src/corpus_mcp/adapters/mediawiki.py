@@ -59,6 +59,8 @@ _REFERENCE_TITLES = frozenset(
         "informational notes", "citation notes",
     }
 )  # fmt: skip
+#: Sections of links out of the article: fetchable, never a search hint (reference).
+_APPARATUS_TITLES = frozenset({"see also", "external links", "further reading", "other websites"})
 _REFERENCE_LIST_CLASSES = frozenset(
     {"reflist", "mw-references-wrap", "references", "mw-references", "refbegin"}
 )
@@ -480,9 +482,11 @@ def _assign_unique_ids(drafts: list[_Draft]) -> None:
 
 def _finish(draft: _Draft) -> Section:
     heading = draft.heading
-    reference = bool(heading.id) and _is_reference_section(heading.title, draft.nodes)
+    citations = bool(heading.id) and _is_reference_section(heading.title, draft.nodes)
+    apparatus = heading.title.strip().lower().rstrip(":") in _APPARATUS_TITLES
+    reference = citations or apparatus
     nodes = draft.nodes
-    if not reference:
+    if not citations:
         # A citation list under an ordinary heading is apparatus, not content.
         nodes = [n for n in nodes if isinstance(n, str) or not _is_reference_list(n)]
     return Section(

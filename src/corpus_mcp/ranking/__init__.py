@@ -1,57 +1,48 @@
-"""Query handling, federated ranking, snippets and section hints: pure functions.
+"""Query handling, evidence scoring, snippets and section hints: pure functions.
 
 Nothing here touches trio, libzim or I/O. The corpus manager
 
-1. cleans the agent's text with :func:`normalise_query`;
-2. asks each archive's full-text index for :func:`relaxations` in turn while too few
-   hits come back, and its title index for :func:`title_query`;
-3. merges every (library, list) ranking with :func:`fuse` (reciprocal rank fusion, then
-   a lexical title rerank of near-ties, because ranks from different archives are not
-   comparable) and spreads libraries with :func:`diversify`;
-4. describes each hit with :func:`snippet` and :func:`result_hints` (built on
+1. cleans the agent's text with :func:`normalise_query` and takes its
+   :func:`query_words` (with :func:`index_parts` for the indexes, :func:`title_words`
+   for title indexes, :func:`symbol_candidates` for API symbols; :func:`relaxations`
+   and :func:`title_ngrams` where only libzim's ANDed search is available);
+2. scores every library's candidates on the same evidence (:mod:`.evidence`: word
+   weights from the whole corpus, body, titles, headings, passages, symbols, scope),
+   breaks ties with :func:`rrf` and spreads libraries with :func:`diversify`;
+3. describes each hit with :func:`snippet` and :func:`result_hints` (built on
    :func:`section_hints`).
 
 One concern per module, imports pointing one way (towards :mod:`.text`):
 
 - :mod:`.text`: tokens, stop and generic words, stems, title keys;
-- :mod:`.query`: steps 1 and 2, and the Xapian facts they rely on;
-- :mod:`.fusion`: step 3;
+- :mod:`.query`: step 1, and the Xapian facts it relies on;
 - :mod:`.passages`: a section's Markdown as plain-text passages;
-- :mod:`.snippets`: step 4, on those passages.
+- :mod:`.evidence` and :mod:`.fusion`: step 2;
+- :mod:`.hints` and :mod:`.snippets`: step 3, on those passages.
 """
 
-from corpus_mcp.ranking.fusion import (
-    RRF_K,
-    TIE_RATIO,
-    Candidate,
-    diversify,
-    fuse,
-    is_exact_title,
-    rrf,
-    title_coverage,
-)
+from corpus_mcp.ranking.fusion import RRF_K, diversify, rrf
+from corpus_mcp.ranking.hints import HINT_MIN, result_hints, section_hints
 from corpus_mcp.ranking.passages import LIST, PROSE, TABLE, Passage, flatten_inline, passages
 from corpus_mcp.ranking.query import (
     MAX_QUERY_CHARS,
     MAX_RELAXED_TERMS,
     MAX_TITLE_TERMS,
     MIN_RELAXED_TERMS,
+    index_parts,
     normalise_query,
-    relaxation_weight,
+    query_words,
     relaxations,
+    symbol_candidates,
+    title_ngrams,
     title_query,
+    title_words,
 )
-from corpus_mcp.ranking.snippets import (
-    ELLIPSIS,
-    HINT_THRESHOLD,
-    REFERENCE_TITLES,
-    result_hints,
-    section_hints,
-    snippet,
-)
+from corpus_mcp.ranking.snippets import ELLIPSIS, snippet
 from corpus_mcp.ranking.text import (
     GENERIC_WORDS,
     STOP_WORDS,
+    distinct,
     informative_terms,
     query_terms,
     topic_terms,
@@ -60,35 +51,34 @@ from corpus_mcp.ranking.text import (
 __all__ = [
     "ELLIPSIS",
     "GENERIC_WORDS",
-    "HINT_THRESHOLD",
+    "HINT_MIN",
     "LIST",
     "MAX_QUERY_CHARS",
     "MAX_RELAXED_TERMS",
     "MAX_TITLE_TERMS",
     "MIN_RELAXED_TERMS",
     "PROSE",
-    "REFERENCE_TITLES",
     "RRF_K",
     "STOP_WORDS",
     "TABLE",
-    "TIE_RATIO",
-    "Candidate",
     "Passage",
+    "distinct",
     "diversify",
     "flatten_inline",
-    "fuse",
+    "index_parts",
     "informative_terms",
-    "is_exact_title",
     "normalise_query",
     "passages",
     "query_terms",
-    "relaxation_weight",
+    "query_words",
     "relaxations",
     "result_hints",
     "rrf",
     "section_hints",
     "snippet",
-    "title_coverage",
+    "symbol_candidates",
+    "title_ngrams",
     "title_query",
+    "title_words",
     "topic_terms",
 ]

@@ -1,5 +1,4 @@
-"""What a hit shows the agent: a snippet around the query's words and the sections
-that clearly match it."""
+"""What a hit shows the agent: a snippet around the query's words."""
 
 from __future__ import annotations
 
@@ -9,37 +8,14 @@ from collections.abc import Set as AbstractSet
 
 import msgspec
 
-from corpus_mcp.document import Document, Section, walk
+from corpus_mcp.document import Document, Section, content_sections
 from corpus_mcp.ranking.passages import LIST, PROSE, TABLE, Passage, passages
 from corpus_mcp.ranking.text import (
-    STOP_WORDS,
     stem_set,
     stems_of,
     term_in,
-    title_key,
     token_spans,
     topic_terms,
-)
-
-#: Section titles that hold citations and link lists: never offered as hints.
-REFERENCE_TITLES = frozenset(
-    {
-        "references",
-        "notes",
-        "citations",
-        "sources",
-        "bibliography",
-        "external links",
-        "further reading",
-        "see also",
-        "footnotes",
-        "notes and references",
-        "references and notes",
-        "works cited",
-        "explanatory notes",
-        "general references",
-        "cited sources",
-    }
 )
 
 ELLIPSIS = "…"
@@ -56,21 +32,6 @@ class _Scored(msgspec.Struct, frozen=True):
     order: int
     section: Section
     passage: Passage
-
-
-def _content_sections(document: Document) -> list[Section]:
-    """Sections in document order, reference sections (and their subsections) left out."""
-    out: list[Section] = []
-
-    def visit(sections: Sequence[Section]) -> None:
-        for section in sections:
-            if section.reference or title_key(section.title) in REFERENCE_TITLES:
-                continue
-            out.append(section)
-            visit(section.children)
-
-    visit(document.sections)
-    return out
 
 
 def _hits(text: str, stems: AbstractSet[str]) -> list[tuple[int, int]]:
@@ -101,9 +62,13 @@ def _passage_score(passage: Passage, section: Section, terms: Sequence[str]) -> 
     return base * _KIND_WEIGHT[passage.kind] + title_bias + lead_bias
 
 
-def snippet(query: str, document: Document, max_chars: int = 300) -> str:
+def snippet(query: str, document: Document, max_chars: int = 300, within: str | None = None) -> str:
     """A plain-text excerpt of ``document`` of at most ``max_chars`` characters around
     the query's terms.
+
+    ``within`` (a section id, usually the best hint) is searched first: the snippet then
+    shows the agent what the hinted section says. When no passage there names a query
+    term, the whole document is searched.
 
     The passage naming the most query terms (those the title does not already name,
     when there are any) is chosen; at equal terms prose and lists beat tables, then the
@@ -119,10 +84,10 @@ def snippet(query: str, document: Document, max_chars: int = 300) -> str:
     def keep_math(tex: str) -> bool:
         return bool(stem_set(tex) & stems)
 
-    query_math = keep_math if any("$" in s.content for s in _content_sections(document)) else None
+    sections = content_sections(document.sections)
+    query_math = keep_math if any("$" in s.content for s in sections) else None
 
     scored: list[_Scored] = []
-    sections = _content_sections(document)
     for section in sections:
         for passage in passages(section.content, query_math):
             score = _passage_score(passage, section, terms) if terms else 0.0
@@ -133,16 +98,13 @@ def snippet(query: str, document: Document, max_chars: int = 300) -> str:
     # decide (as for section hints), when there are any.
     title_stems = stem_set(document.title)
     focus = [term for term in terms if not term_in(term, title_stems)] or terms
-    best = max(
-        (s for s in scored if s.score > 0),
-        key=lambda s: (
-            _terms_found(s.passage, focus),
-            s.passage.kind != TABLE,
-            s.score,
-            -s.order,
-        ),
-        default=None,
-    )
+
+    def preference(s: _Scored) -> tuple[int, bool, float, int]:
+        return (_terms_found(s.passage, focus), s.passage.kind != TABLE, s.score, -s.order)
+
+    matching = [s for s in scored if s.score > 0]
+    preferred = [s for s in matching if within is not None and s.section.id == within]
+    best = max(preferred or matching, key=preference, default=None)
     if best is None:
         return _fallback_snippet(scored, max_chars)
     text = _with_following_prose(best, scored, max_chars)
@@ -227,91 +189,3 @@ def _word_end(text: str, start: int, index: int) -> int:
         return index
     space = text.rfind(" ", start, index)
     return index if space <= start else space
-
-
-# -- section hints ----------------------------------------------------------------------
-
-#: A section is hinted only when its hint score (see :func:`_hint_score`) reaches this.
-HINT_THRESHOLD = 0.5
-
-
-def section_hints(query: str, document: Document, limit: int = 3) -> list[tuple[str, str]]:
-    """``(id, title)`` of at most ``limit`` sections that clearly match the query, best
-    first (ties in document order).
-
-    Only terms the document title does not already cover can single out a section (in
-    "Ray Charles", "ray charles" matches everywhere and so nowhere). The lead, sections
-    marked ``reference`` or titled like References/Notes/See also, and their
-    subsections, are never hinted.
-    """
-    title_stems = stem_set(document.title)
-    terms = [
-        term
-        for term in topic_terms(query)
-        if term not in STOP_WORDS and not term_in(term, title_stems)
-    ]
-    if not terms or limit <= 0:
-        return []
-    scored: list[tuple[float, int, Section]] = []
-    for order, section in enumerate(_content_sections(document)):
-        if section.id == "":
-            continue
-        score = _hint_score(terms, section)
-        if score >= HINT_THRESHOLD:
-            scored.append((-score, order, section))
-    scored.sort(key=lambda item: (item[0], item[1]))
-    return [(section.id, section.title) for _, _, section in scored[:limit]]
-
-
-def _hint_score(terms: Sequence[str], section: Section) -> float:
-    """Mean over the terms of: 1 when the section title has it, else 0.5 when the
-    section's own text uses it and 0.75 when it does so at least twice. A title naming
-    half the terms, or a text using every term, reaches :data:`HINT_THRESHOLD`."""
-    title_stems = stem_set(section.title)
-    text = " ".join(p.text for p in passages(section.content))
-    total = 0.0
-    for term in terms:
-        if term_in(term, title_stems):
-            total += 1.0
-        else:
-            occurrences = len(_hits(text, stems_of(term)))
-            total += 0.0 if occurrences == 0 else 0.5 if occurrences == 1 else 0.75
-    return total / len(terms)
-
-
-def result_hints(
-    query: str, document: Document, landing: str | None = None, limit: int = 3
-) -> list[tuple[str, str]]:
-    """The hints a search result shows: :func:`section_hints`, adjusted for how the
-    document was found and what kind it is.
-
-    - ``landing`` (a fragment redirect's section, an answer's ``a/<id>``, an API symbol's
-      anchor) comes first. An anchor inside the lead is hinted by its own id, which
-      ``fetch`` accepts, since the lead itself is never a hint.
-    - In a thread the answer is what a question-shaped query wants: the accepted answer
-      (else the best-scored, first listed answer) comes first unless an answer is
-      already hinted.
-    """
-    hints = section_hints(query, document, limit)
-    if landing:
-        section = _section_with_anchor(document, landing)
-        if section is not None and not section.reference:
-            pick = (landing, landing) if section.id == "" else (section.id, section.title)
-            hints = [pick, *(h for h in hints if h[0] != pick[0])]
-    if document.kind == "thread" and not any(
-        h[0].startswith(("answer", "accepted")) for h in hints
-    ):
-        answer = next(
-            (s for s in walk(document.sections) if s.id == "accepted-answer"),
-            next((s for s in walk(document.sections) if s.id.startswith("answer-")), None),
-        )
-        if answer is not None:
-            hints = [(answer.id, answer.title), *hints]
-    return hints[:limit]
-
-
-def _section_with_anchor(document: Document, anchor: str) -> Section | None:
-    """The section whose id is ``anchor``, else the first one that lists it as an anchor."""
-    sections = list(walk(document.sections))
-    by_id = next((s for s in sections if s.id == anchor), None)
-    return by_id or next((s for s in sections if anchor in s.anchors), None)

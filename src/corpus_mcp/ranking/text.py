@@ -13,14 +13,16 @@ import unicodedata
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 
+import Stemmer
 
-def _word_set(text: str) -> frozenset[str]:
+
+def word_set(text: str) -> frozenset[str]:
     """A word list written as whitespace-separated text."""
     return frozenset(text.split())
 
 
 #: English function words and question words: they carry no topic.
-STOP_WORDS = _word_set(
+STOP_WORDS = word_set(
     """
     a about above across after again against all along also am among an and any are
     around as at be because been behind between beyond toward towards within without
@@ -39,7 +41,7 @@ STOP_WORDS = _word_set(
 
 #: Words that survive stop-word removal but say little about the topic; relaxation
 #: drops them before ordinary words.
-GENERIC_WORDS = _word_set(
+GENERIC_WORDS = word_set(
     """
     use used uses using get gets getting got make makes making made work works working
     way ways best good better new need needs want wants like thing things example
@@ -98,31 +100,20 @@ def distinct(items: Iterable[str]) -> list[str]:
 
 
 # Snippets and hints stem every word of every candidate passage on each search; words
-# repeat across documents and queries, so the pure stemmers are memoised (bounded).
+# repeat across documents and queries, so the stemmer is memoised (bounded).
 _STEM_CACHE = 65_536
-_ES_PLURAL = re.compile(r"(?:ss|x|z|ch|sh)es$")
+_SNOWBALL = Stemmer.Stemmer("english")
 
 
 @functools.lru_cache(maxsize=_STEM_CACHE)
 def stem(word: str) -> str:
-    """A light English suffix stripper, enough to match "methods"/"method",
-    "charles's"/"charles", "classes"/"class", "running"/"run" on both sides of a
-    comparison, "blindness"/"blind". Not linguistics: both sides only need to agree."""
-    if word.endswith("'s"):
-        word = word[:-2]
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if _ES_PLURAL.search(word):
-        return word[:-2]
-    if word.endswith("ness") and len(word) > 6:
-        return word[:-4]
-    for suffix in ("ing", "ed"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            return word[:-1] if word[-1] == word[-2] and word[-1] not in "ls" else word
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        return word[:-1]
-    return word
+    """The Snowball (Porter2) English stem of a lower-case word: "methods"/"method",
+    "charles's"/"charles", "classes"/"class", "running"/"run", "migrations"/"migrating".
+
+    The same algorithm builds the English full-text indexes that libzim writes, so a
+    word matches in a document's text exactly when it matches in the index.
+    """
+    return str(_SNOWBALL.stemWord(word))
 
 
 @functools.lru_cache(maxsize=_STEM_CACHE)

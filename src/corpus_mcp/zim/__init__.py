@@ -1,23 +1,26 @@
 """The ZIM service: the only package that imports libzim.
 
-``reader`` reads one archive synchronously, ``service`` calls it from trio under the
-per-archive lock, ``writer`` builds archives (fixtures and the demo corpus).
+``reader`` reads one archive synchronously, ``index`` searches the Xapian databases
+inside it directly (``layout`` finds them in the file), ``service`` calls it from trio
+under the per-archive lock, ``writer`` builds archives (fixtures and the demo corpus).
 """
 
+from corpus_mcp.zim.errors import (
+    EntryNotFound,
+    RedirectError,
+    ZimError,
+    ZimOpenError,
+    normalise_path,
+)
 from corpus_mcp.zim.reader import (
     MAX_REDIRECT_HOPS,
     ArchiveInfo,
-    EntryNotFound,
     Family,
-    RedirectError,
     ResolvedEntry,
     SearchPage,
     Suggestion,
-    ZimError,
-    ZimOpenError,
     ZimReader,
     detect_family,
-    normalise_path,
     snapshot_of,
 )
 from corpus_mcp.zim.service import ArchiveService, ChainedLimiter, OpenFailure, open_readers

@@ -24,6 +24,15 @@ from libzim.reader import Archive
 from libzim.search import Query, Searcher
 from libzim.suggestion import SuggestionSearcher
 
+from corpus_mcp.zim.errors import (
+    EntryNotFound,
+    RedirectError,
+    ZimError,
+    ZimOpenError,
+    normalise_path,
+)
+from corpus_mcp.zim.index import NO_INDEXES, FulltextIndex, TitleIndex, open_indexes
+
 Family = Literal["mediawiki", "devdocs", "stackexchange"]
 
 #: How many redirect hops are followed before giving up (mwoffliner never chains
@@ -34,26 +43,6 @@ _SNAPSHOT_IN_NAME = re.compile(r"_(\d{4}-\d{2})[a-z]?(?:\.zim\w*)?$")
 _DATE = re.compile(r"^(\d{4}-\d{2})(?:-\d{2})?")
 
 
-class ZimError(Exception):
-    """Base of every error this module raises; ``reason`` is safe to show an operator."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-class ZimOpenError(ZimError):
-    """The archive could not be opened (missing, unreadable, corrupt)."""
-
-
-class EntryNotFound(ZimError):
-    """No entry at that path."""
-
-
-class RedirectError(ZimError):
-    """A redirect chain loops or is deeper than :data:`MAX_REDIRECT_HOPS`."""
-
-
 class ArchiveInfo(msgspec.Struct, frozen=True, kw_only=True):
     """What an operator (``corpus-mcp validate``) and the server know of one archive."""
 
@@ -62,6 +51,7 @@ class ArchiveInfo(msgspec.Struct, frozen=True, kw_only=True):
     uuid: str
     title: str
     name: str
+    description: str | None = None
     snapshot: str | None
     language: str | None
     entry_count: int
@@ -96,15 +86,6 @@ class SearchPage(msgspec.Struct, frozen=True, kw_only=True):
 class Suggestion(msgspec.Struct, frozen=True):
     path: str
     title: str
-
-
-def normalise_path(raw: str) -> str:
-    """The stable, scheme-independent form of a stored entry path."""
-    if raw.startswith("A/"):
-        raw = raw[2:]
-        if raw.endswith(".html"):
-            raw = raw[:-5]
-    return raw
 
 
 def detect_family(
@@ -159,7 +140,10 @@ def snapshot_of(date: str | None, file: str) -> str | None:
 class ZimReader:
     """One open archive. Not thread-safe by itself: callers serialise per archive."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, direct_index: bool = True) -> None:
+        """Open the archive; ``direct_index`` reads its Xapian indexes directly where
+        the bindings and the archive allow it (see :mod:`.index`), else every search
+        goes through libzim."""
         self.file = os.fspath(path)
         try:
             self._archive: Any = Archive(self.file)
@@ -168,6 +152,18 @@ class ZimReader:
         self._searcher: Any = None
         self._suggester: Any = None
         self.info = self._read_info()
+        indexed = self.info.has_fulltext_index or self.info.has_title_index
+        self.indexes = open_indexes(self.file) if direct_index and indexed else NO_INDEXES
+
+    @property
+    def fulltext_index(self) -> FulltextIndex | None:
+        """The full-text index, read directly (None: use :meth:`fulltext`)."""
+        return self.indexes.fulltext
+
+    @property
+    def title_index(self) -> TitleIndex | None:
+        """The title index, read directly (None: use :meth:`suggest`)."""
+        return self.indexes.title
 
     # -- metadata ---------------------------------------------------------------------
 
@@ -197,6 +193,7 @@ class ZimReader:
                 uuid=str(a.uuid),
                 title=self.metadata("Title") or Path(self.file).stem,
                 name=name,
+                description=self.metadata("Description"),
                 snapshot=snapshot_of(self.metadata("Date"), self.file),
                 language=self.metadata("Language"),
                 entry_count=int(a.all_entry_count),
@@ -236,6 +233,13 @@ class ZimReader:
             return SearchPage(paths=paths, estimated_total=int(search.getEstimatedMatches()))
         except Exception as exc:
             raise ZimError(f"full-text search failed: {_reason(exc)}") from exc
+
+    def document_frequency(self, word: str) -> int:
+        """Roughly how many documents contain ``word``, from libzim's match estimate
+        (for archives whose index is not read directly)."""
+        if not self.info.has_fulltext_index:
+            return 0
+        return self.fulltext(word, 1).estimated_total
 
     def suggest(self, query: str, limit: int) -> list[Suggestion]:
         """Title-index suggestions (redirects included), normalised, in libzim's order."""
@@ -324,9 +328,13 @@ class ZimReader:
 
     def content(self, path: str) -> bytes:
         """Bytes of the content entry at ``path`` (redirects followed)."""
+        return self.read(path)[1]
+
+    def read(self, path: str) -> tuple[ResolvedEntry, bytes]:
+        """The content entry at ``path`` (redirects followed) and its bytes."""
         resolved = self.resolve(path)
         try:
-            return bytes(self._entry(resolved.path).get_item().content)
+            return resolved, bytes(self._entry(resolved.path).get_item().content)
         except ZimError:
             raise
         except Exception as exc:

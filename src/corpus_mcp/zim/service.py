@@ -19,12 +19,12 @@ from typing import TypeVar, cast
 
 import trio
 
+from corpus_mcp.zim.errors import ZimOpenError
 from corpus_mcp.zim.reader import (
     ArchiveInfo,
     ResolvedEntry,
     SearchPage,
     Suggestion,
-    ZimOpenError,
     ZimReader,
 )
 
@@ -122,17 +122,20 @@ def open_readers(
     files: Mapping[str, str | os.PathLike[str]],
     check: bool = False,
     progress: Callable[[str, str], None] | None = None,
+    *,
+    direct_index: bool = True,
 ) -> dict[str, ZimReader]:
     """Open every archive (library name -> file), all or nothing.
 
     Every failure is collected before raising, so the operator sees all broken
     libraries at once. ``progress(library, message)`` reports slow steps.
+    ``direct_index`` lets readers search the archives' Xapian indexes directly.
     """
     readers: dict[str, ZimReader] = {}
     failures: dict[str, str] = {}
     for name, file in files.items():
         try:
-            reader = ZimReader(file)
+            reader = ZimReader(file, direct_index=direct_index)
         except ZimOpenError as exc:
             failures[name] = exc.reason
             continue

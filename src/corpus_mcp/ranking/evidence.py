@@ -1,0 +1,335 @@
+"""Rescoring on evidence: one score per candidate, computed the same way in every library.
+
+Engines rank within one archive, and their scores (BM25 over that archive's statistics,
+or libzim's bare order) do not compare across archives. So every candidate is scored
+again here from what it says about the query:
+
+- **word weights** come from the whole corpus, as if its archives were one index: a
+  word's document frequency summed over every library that reports one
+  (:func:`word_weights`). Rare words count, stop words never reach this point, and a word
+  no document contains weighs nothing;
+- **body**: BM25 of the document with those weights (per-word frequencies and length as
+  its archive's index reports them), normalised to [0, 1] by the best score any document
+  could reach, times its rarity-weighted coverage;
+- **title**: rarity-weighted share of the query in the best of the document's titles
+  (entry title, page heading, the redirect or symbol that found it) and the share of that
+  title's words the query holds; a title spelled out inside the query (a song asked about
+  in a question) counts by the weight of its words; an exact title counts most;
+- **headings**: the best-matching section title, when the document has been read;
+- **symbol**: an exact API symbol the query names;
+- **scope**: the query names what the library is about (from the library's metadata).
+
+Everything is deterministic: ties fall to the engine's own order, then path, never to a
+library's name or position in the manifest.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+import msgspec
+
+from corpus_mcp.document import Document, Section
+from corpus_mcp.ranking.passages import passages
+from corpus_mcp.ranking.text import (
+    STOP_WORDS,
+    distinct,
+    query_terms,
+    stem,
+    stem_set,
+    term_in,
+    title_key,
+)
+
+#: BM25's term-frequency saturation and length normalisation (Xapian's defaults).
+K1 = 1.2
+B = 0.75
+
+#: How much each kind of evidence counts in :func:`score`.
+WEIGHT_BODY = 1.0
+WEIGHT_TITLE = 1.5
+WEIGHT_CONTAINED = 0.8
+WEIGHT_EXACT = 0.8
+WEIGHT_HEADING = 0.6
+WEIGHT_PASSAGE = 0.5
+WEIGHT_SYMBOL = 2.5
+WEIGHT_SCOPE = 0.25
+
+_DISAMBIGUATOR = re.compile(r"\s*\(([^()]*)\)\s*$")
+_TAG = re.compile(r"<[^>]*>")
+
+
+class Word(msgspec.Struct, frozen=True):
+    """A query word as the corpus weighs it: its text and its weight (IDF)."""
+
+    text: str
+    weight: float
+
+
+class LibraryStats(msgspec.Struct, frozen=True):
+    """One library's full-text statistics for the query's words."""
+
+    doc_count: int
+    average_length: float
+    frequencies: tuple[int, ...]
+    """Documents containing each query word, aligned with the query's words."""
+
+
+class Evidence(msgspec.Struct, frozen=True, kw_only=True):
+    """What is known of one candidate before (and after) its text is read."""
+
+    titles: tuple[str, ...]
+    """Entry title first, then alternatives (heading, redirect, symbol)."""
+    frequencies: tuple[int, ...] | None = None
+    """How often the document uses each query word (None: unknown)."""
+    length: int = 0
+    average_length: float = 0.0
+    symbol: float = 0.0
+    """Strength of an API-symbol match (0: none)."""
+    symbol_text: str = ""
+    """The query text that names the symbol: it counts by the share of the query it is."""
+    scope: bool = False
+    """The query names what the candidate's library is about."""
+    scope_stems: frozenset[str] = frozenset()
+    """Stems of the words naming the library's subject: in its own titles they say
+    nothing ("Flask" titles a page of the Flask docs)."""
+    headings: tuple[str, ...] = ()
+    passages: tuple[frozenset[str], ...] = ()
+    """Stems of each section (its text, its title and its parents' titles), once read."""
+    body_stems: frozenset[str] | None = None
+    """Stems of the document's text, when it has been read and no frequencies are known."""
+
+
+class Scored(msgspec.Struct, frozen=True, kw_only=True):
+    """The parts of a candidate's score (kept for tests and debugging)."""
+
+    total: float
+    body: float = 0.0
+    title: float = 0.0
+    contained: float = 0.0
+    exact: float = 0.0
+    heading: float = 0.0
+    passage: float = 0.0
+    symbol: float = 0.0
+    scope: float = 0.0
+
+
+def idf(frequency: int, doc_count: int) -> float:
+    """BM25's inverse document frequency (never negative)."""
+    return math.log(1.0 + (doc_count - frequency + 0.5) / (frequency + 0.5))
+
+
+def word_weights(words: Sequence[str], libraries: Iterable[LibraryStats]) -> list[Word]:
+    """Each query word weighted by its rarity in the whole corpus.
+
+    Document frequencies and counts are summed over every library that has full-text
+    statistics, so weights are those of one merged index. Without any statistics every
+    word weighs 1. A word no indexed document contains weighs the most a word can: it
+    finds nothing in the indexes, but a document of a library without statistics (a
+    title-only archive) that has it is all the more likely the answer.
+    """
+    stats = [lib for lib in libraries if lib.doc_count > 0]
+    if not stats:
+        return [Word(w, 1.0) for w in words]
+    total = sum(lib.doc_count for lib in stats)
+    out: list[Word] = []
+    for position, word in enumerate(words):
+        frequency = sum(lib.frequencies[position] for lib in stats)
+        out.append(Word(word, idf(frequency, total)))
+    return out
+
+
+def clean_title(title: str) -> str:
+    """A title as text: markup some archives keep in titles removed."""
+    return " ".join(_TAG.sub("", title).split())
+
+
+def score(query: str, words: Sequence[Word], evidence: Evidence) -> Scored:
+    """The candidate's evidence as one number (see the module docstring)."""
+    total_weight = sum(w.weight for w in words)
+    body = _body(words, evidence, total_weight)
+    topical = [w for w in words if stem(w.text) not in evidence.scope_stems] or list(words)
+    title, contained, exact = _titles(
+        query, topical, evidence.titles, sum(w.weight for w in topical)
+    )
+    symbol = evidence.symbol * _share(words, stem_set(evidence.symbol_text), total_weight) ** 2
+    heading = max(
+        (_share(words, stem_set(h), total_weight) for h in evidence.headings), default=0.0
+    )
+    passage = max((_share(words, p, total_weight) for p in evidence.passages), default=0.0)
+    parts = {
+        "body": WEIGHT_BODY * body,
+        "title": WEIGHT_TITLE * title,
+        "contained": WEIGHT_CONTAINED * contained,
+        "exact": WEIGHT_EXACT * exact,
+        "heading": WEIGHT_HEADING * heading,
+        "passage": WEIGHT_PASSAGE * passage,
+        "symbol": WEIGHT_SYMBOL * symbol,
+        "scope": WEIGHT_SCOPE * float(evidence.scope),
+    }
+    return Scored(total=round(sum(parts.values()), 9), **parts)
+
+
+def _body(words: Sequence[Word], evidence: Evidence, total_weight: float) -> float:
+    """Normalised BM25 times rarity-weighted coverage, from index frequencies or text."""
+    if total_weight <= 0:
+        return 0.0
+    if evidence.frequencies is not None:
+        norm = 1.0
+        if evidence.average_length > 0:
+            norm = 1 - B + B * evidence.length / evidence.average_length
+        bm25 = 0.0
+        covered = 0.0
+        for word, frequency in zip(words, evidence.frequencies, strict=True):
+            if frequency:
+                bm25 += word.weight * frequency * (K1 + 1) / (frequency + K1 * norm)
+                covered += word.weight
+        return (bm25 / ((K1 + 1) * total_weight)) * (covered / total_weight)
+    if evidence.body_stems is not None:
+        # Read but not indexed: coverage alone, at half the saturation BM25 would give.
+        share = _share(words, evidence.body_stems, total_weight)
+        return 0.5 * share * share
+    return 0.0
+
+
+def _share(words: Sequence[Word], stems: frozenset[str], total_weight: float) -> float:
+    if total_weight <= 0:
+        return 0.0
+    return sum(w.weight for w in words if term_in(w.text, stems)) / total_weight
+
+
+def _titles(
+    query: str, words: Sequence[Word], titles: Sequence[str], total_weight: float
+) -> tuple[float, float, float]:
+    """(title, contained, exact) evidence of the best title."""
+    best = (0.0, 0.0, 0.0)
+    query_key = title_key(query)
+    terms = query_terms(query)
+    for raw in titles:
+        title = clean_title(raw)
+        if not title:
+            continue
+        exact = 1.0 if title_key(title) == query_key else 0.0
+        match = _title_match(words, terms, title, total_weight)
+        contained = _contained(words, terms, title, total_weight)
+        candidate = (match, contained, exact)
+        if sum(candidate) > sum(best):
+            best = candidate
+    return best
+
+
+def _title_match(
+    words: Sequence[Word], terms: Sequence[str], title: str, total_weight: float
+) -> float:
+    """``recall * (0.5 + 0.5 * precision)``: the rarity-weighted share of the query the
+    title names, discounted when the title is mostly about something else."""
+    recall = _share(words, stem_set(title), total_weight)
+    if recall == 0:
+        return 0.0
+    head = _DISAMBIGUATOR.sub("", title) or title
+    title_words = [t for t in distinct(query_terms(head)) if t not in STOP_WORDS]
+    if not title_words:
+        return recall
+    query_stems = frozenset(stem(t) for t in terms)
+    precision = sum(term_in(t, query_stems) for t in title_words) / len(title_words)
+    return recall * (0.5 + 0.5 * precision)
+
+
+def _contained(
+    words: Sequence[Word], terms: Sequence[str], title: str, total_weight: float
+) -> float:
+    """The weight of a title that the query spells out word for word, in order (its
+    disambiguator, if any, only has to be named somewhere in the query).
+
+    "who first recorded Night Time Is the Right Time" holds the title "Night Time Is the
+    Right Time"; so does the bare word "ray" hold the title "Ray". The share of the
+    query's weight the title's words carry tells the two apart.
+    """
+    match = _DISAMBIGUATOR.search(title)
+    head = title[: match.start()] if match else title
+    head_terms = query_terms(head)
+    if not head_terms or not run_in(head_terms, terms):
+        return 0.0
+    if match:
+        qualifier = [t for t in query_terms(match.group(1)) if t not in STOP_WORDS]
+        query_stems = frozenset(stem(t) for t in terms)
+        if qualifier and not any(term_in(t, query_stems) for t in qualifier):
+            # "Crying Time (album)" is not what a question about the song names.
+            return 0.0
+    if total_weight <= 0:
+        return 1.0
+    head_stems = stem_set(head)
+    if match:
+        head_stems = head_stems | stem_set(match.group(1))
+    return _share(words, head_stems, total_weight)
+
+
+def run_in(needle: Sequence[str], haystack: Sequence[str]) -> bool:
+    """Whether ``needle`` occurs as consecutive items of ``haystack`` (stems compared)."""
+    wanted = [stem(t) for t in needle]
+    have = [stem(t) for t in haystack]
+    width = len(wanted)
+    return any(have[i : i + width] == wanted for i in range(len(have) - width + 1))
+
+
+def scope_words(metadata: Iterable[str], ignore: frozenset[str]) -> frozenset[str]:
+    """Stems of the words that name what a library is about, from its metadata
+    (Name, Title, Tags, Description), minus ``ignore`` (archive-naming vocabulary such as
+    flavours and languages) and anything short or numeric."""
+    out: set[str] = set()
+    for text in metadata:
+        for term in query_terms(text.replace("_", " ")):
+            for part in re.split(r"[.\-]", term):
+                if len(part) < 3 or part.isdigit() or part in ignore or part in STOP_WORDS:
+                    continue
+                out.add(stem(part))
+    return frozenset(out)
+
+
+def names_scope(query_stems: frozenset[str], scope: frozenset[str]) -> bool:
+    return bool(query_stems & scope)
+
+
+def rank_key(scored: Scored, engine_rank: int, path: str) -> tuple[float, int, str]:
+    """Sort key: best score first, then the engine's own order, then path."""
+    return (-scored.total, engine_rank, path)
+
+
+def weights_by_text(words: Sequence[Word]) -> Mapping[str, float]:
+    return {w.text: w.weight for w in words}
+
+
+def read_evidence(evidence: Evidence, document: Document) -> Evidence:
+    """``evidence`` completed from the document's text: its own title and page heading
+    as further titles, its section titles, the words of each section in its context
+    (the best-matching section tells a long reference page that mentions everything
+    somewhere from one that answers), and (for candidates no index described) the stems
+    of its whole text."""
+    titles = distinct([*evidence.titles, document.title, document.metadata.get("heading", "")])
+    headings: list[str] = []
+    sections: list[frozenset[str]] = []
+
+    def visit(nodes: Sequence[Section], context: frozenset[str]) -> None:
+        for section in nodes:
+            if section.reference:
+                continue
+            own = context | stem_set(section.title)
+            if section.id and section.title:
+                headings.append(section.title)
+            sections.append(own)
+            sections.extend(own | stem_set(p.text) for p in passages(section.content))
+            visit(section.children, own)
+
+    visit(document.sections, frozenset())
+    body_stems = evidence.body_stems
+    if evidence.frequencies is None and body_stems is None:
+        body_stems = frozenset().union(*sections)
+    return msgspec.structs.replace(
+        evidence,
+        titles=tuple(t for t in titles if t),
+        headings=tuple(headings),
+        passages=tuple(sections),
+        body_stems=body_stems,
+    )

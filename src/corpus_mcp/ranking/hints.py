@@ -1,0 +1,204 @@
+"""Section hints: the few sections of a document that answer the query.
+
+An agent fetches the hinted sections instead of the whole page, so a hint must point
+at the answer and nothing larger. Sections are treated like documents of a tiny
+collection: a query word counts by its rarity in the corpus (the search's word weights)
+times how well it tells this document's sections apart (a word every section uses
+points at none), in the section's title first and in its own text (without its
+subsections, which are hinted on their own). The lead competes like any section, so a
+query answered by a page's summary hints ``""``; a query that only names the page hints
+the lead too. A section whose title the query spells out counts most. Sections the
+adapter marks as reference matter (citations, link lists) are never hinted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from corpus_mcp.document import Document, Section, content_sections, walk
+from corpus_mcp.ranking.evidence import Word, run_in
+from corpus_mcp.ranking.passages import passages
+from corpus_mcp.ranking.text import (
+    query_terms,
+    stem_set,
+    stems_of,
+    term_in,
+    title_key,
+    token_spans,
+    topic_terms,
+)
+
+#: A section is hinted when its score reaches this and :data:`HINT_RELATIVE` of the
+#: best section's score.
+HINT_MIN = 0.15
+HINT_RELATIVE = 0.6
+#: How much a section's title counts against its text, and an exactly named section.
+TITLE_SHARE = 0.5
+EXACT_BONUS = 0.5
+#: The lead summarises the page: at equal evidence it is the better answer.
+LEAD_FACTOR = 1.3
+#: Saturation of a word's count in a section's text: one use counts 0.6, three 0.82
+#: (for a section of average length; longer ones need more uses).
+_SATURATION = 0.67
+_B = 0.5
+
+
+def section_hints(
+    query: str, document: Document, words: Sequence[Word] | None = None, limit: int = 3
+) -> list[tuple[str, str]]:
+    """``(id, title)`` of at most ``limit`` sections that answer the query, best first
+    (ties in document order). ``words`` are the query's weighted words (each weighs 1
+    when not given)."""
+    if limit <= 0:
+        return []
+    sections = content_sections(document.sections)
+    if not sections:
+        return []
+    weighted = list(words) if words is not None else [Word(t, 1.0) for t in topic_terms(query)]
+    focus = _focus(weighted, document)
+    if not focus:
+        return []
+    lead = sections[0] if sections[0].id == "" else None
+    if lead is not None and _names_only_the_page(weighted, document):
+        return [(lead.id, lead.title)]
+    scores = _scores(query, focus, sections, document)
+    best = max(scores, default=0.0)
+    if best <= 0:
+        return []
+    # The best section is hinted even when it matches weakly: fetching it (with the
+    # document's table of sections) costs the agent far less than the whole page.
+    floor = min(best, max(HINT_MIN, HINT_RELATIVE * best))
+    ranked = sorted(
+        (i for i, value in enumerate(scores) if value >= floor), key=lambda i: (-scores[i], i)
+    )
+    chosen: list[Section] = []
+    for i in ranked:
+        section = sections[i]
+        if any(_contains(other, section) or _contains(section, other) for other in chosen):
+            continue  # fetching either already returns the other
+        chosen.append(section)
+        if len(chosen) == limit:
+            break
+    return [(s.id, s.title) for s in chosen]
+
+
+def _focus(words: Sequence[Word], document: Document) -> list[Word]:
+    """The words that can tell sections apart: those the document title does not name
+    (in "Ray Charles", "ray" matches everywhere and so nowhere) or, when the query only
+    names the document, all of them. Unweighted words count 1."""
+    if all(w.weight == 0 for w in words):
+        words = [Word(w.text, 1.0) for w in words]
+    title_stems = stem_set(document.title)
+    focus = [w for w in words if w.weight > 0 and not term_in(w.text, title_stems)]
+    return focus or [w for w in words if w.weight > 0]
+
+
+def _names_only_the_page(words: Sequence[Word], document: Document) -> bool:
+    """Whether every weighed word of the query is in the document's title."""
+    title_stems = stem_set(document.title)
+    return all(term_in(w.text, title_stems) for w in words if w.weight > 0)
+
+
+def _scores(
+    query: str, words: Sequence[Word], sections: Sequence[Section], document: Document
+) -> list[float]:
+    texts = [_text(s) for s in sections]
+    lengths = [len(t.split()) for t in texts]
+    average = (sum(lengths) / len(lengths)) or 1.0
+    titles = ["" if s.id == "" else s.title for s in sections]
+    counts = [[_occurrences(texts[i], w.text) for w in words] for i in range(len(sections))]
+    in_title = [[term_in(w.text, stem_set(t)) for w in words] for t in titles]
+    # A word counts by its corpus weight times how few of the sections use it.
+    spread = [
+        sum(1 for i in range(len(sections)) if counts[i][j] or in_title[i][j])
+        for j in range(len(words))
+    ]
+    weights = [
+        w.weight * math.log(1 + len(sections) / spread[j]) if spread[j] else 0.0
+        for j, w in enumerate(words)
+    ]
+    total = sum(weights)
+    if total <= 0:  # no section uses any of the words
+        return [0.0 for _ in sections]
+    query_key = title_key(query)
+    terms = query_terms(query)
+    scores: list[float] = []
+    for i, section in enumerate(sections):
+        title_part = sum(weights[j] for j in range(len(words)) if in_title[i][j]) / total
+        norm = 1 - _B + _B * lengths[i] / average
+        text_part = (
+            sum(weights[j] * c / (c + _SATURATION * norm) for j, c in enumerate(counts[i]) if c)
+            / total
+        )
+        exact = 0.0
+        if titles[i] and title_part > 0:
+            key = title_key(titles[i])
+            if key == query_key or run_in(query_terms(titles[i]), terms):
+                exact = EXACT_BONUS
+        value = TITLE_SHARE * title_part + (1 - TITLE_SHARE) * text_part + exact
+        scores.append(value * LEAD_FACTOR if section.id == "" else value)
+    return scores
+
+
+def _text(section: Section) -> str:
+    return " ".join(p.text for p in passages(section.content))
+
+
+def _occurrences(text: str, word: str) -> int:
+    stems = stems_of(word)
+    return sum(1 for _, _, found in token_spans(text) if found & stems)
+
+
+def _contains(ancestor: Section, section: Section) -> bool:
+    return any(s is section for s in walk(ancestor.children))
+
+
+def result_hints(
+    query: str,
+    document: Document,
+    landing: str | None = None,
+    words: Sequence[Word] | None = None,
+    limit: int = 3,
+) -> list[tuple[str, str]]:
+    """The hints a search result shows: :func:`section_hints`, adjusted for how the
+    document was found and what kind it is.
+
+    - ``landing`` (a fragment redirect's section, an answer's ``a/<id>``, an API symbol's
+      anchor) comes first. An anchor inside the lead is hinted by its own id, which
+      ``fetch`` accepts.
+    - In a thread the answer is what a question-shaped query wants: the accepted answer
+      (else the best-scored, first listed answer) comes first, after a landing.
+    """
+    hints = section_hints(query, document, words, limit)
+    if landing:
+        section = _section_with_anchor(document, landing)
+        if section is not None and not section.reference:
+            pick = (landing, landing) if section.id == "" else (section.id, section.title)
+            # Fetching the landing returns its whole section: no second hint for it.
+            hints = [pick, *(h for h in hints if h[0] not in (pick[0], section.id))]
+    if document.kind == "thread":
+        answer = next(
+            (s for s in walk(document.sections) if s.id == "accepted-answer"),
+            next((s for s in walk(document.sections) if s.id.startswith("answer-")), None),
+        )
+        if answer is not None:
+            pick = (answer.id, answer.title)
+            rest = [h for h in hints if h != pick]
+            landed = [
+                h for h in rest[:1] if landing and h[0] in (landing, _owner(document, landing))
+            ]
+            hints = [*landed, pick, *(h for h in rest if h not in landed)]
+    return hints[:limit]
+
+
+def _owner(document: Document, anchor: str) -> str | None:
+    section = _section_with_anchor(document, anchor)
+    return section.id if section is not None else None
+
+
+def _section_with_anchor(document: Document, anchor: str) -> Section | None:
+    """The section whose id is ``anchor``, else the first one that lists it as an anchor."""
+    sections = list(walk(document.sections))
+    by_id = next((s for s in sections if s.id == anchor), None)
+    return by_id or next((s for s in sections if anchor in s.anchors), None)
