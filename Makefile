@@ -27,7 +27,8 @@ help:
 	@echo "make lint | format    ruff + mypy strict | ruff format and fixes"
 	@echo "make validate-corpus  open and check every enabled library (ENGINE=... for the container image)"
 	@echo "make corpus-list      list configured libraries without opening them"
-	@echo "make bench relevance  benchmarks and the relevance evaluation"
+	@echo "make bench            benchmarks against bare libzim and kiwix-serve"
+	@echo "make relevance        the development kit's relevance cases, checked against the floor"
 	@echo "make build start stop down restart logs ps   container lifecycle (ENGINE=podman|docker)"
 
 $(STAMP): pyproject.toml
@@ -85,8 +86,9 @@ bench: $(STAMP)
 	$(BIN)/python scripts/bench_fetch.py
 	$(BIN)/python scripts/bench_search.py
 
+# The development kit (../shared/eval-dev) end to end: build, serve, score, check the floor.
 relevance: $(STAMP)
-	$(BIN)/python scripts/relevance.py
+	$(BIN)/python scripts/relevance.py --check
 
 build start stop down restart logs ps:
 	container/compose.sh $@

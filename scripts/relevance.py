@@ -1,152 +1,199 @@
-"""Relevance evaluation (issue 4): Hit@1, MRR@5 and hint accuracy against a naive baseline.
+"""Relevance on the development kit (../shared/eval-dev), end to end, with a regression floor.
 
-The cases live in ``tests/relevance_cases.toml`` (demo fixtures) and
-``tests/relevance_real.toml`` (the real archives of ../shared/zims, skipped when absent).
-Each case names a query, the expected document (``library`` + ``path``, with optional
-``alternatives`` as "library/path" strings) and optionally the expected section.
+1. builds the kit's corpus when needed (``setup.sh``: Debian doc packages, a venv with the
+   kit's client, ~20 s the first time; ~/.cache/corpus-dev afterwards);
+2. starts a real ``corpus-mcp serve`` over it on a free loopback port;
+3. runs the kit's scorer (``run_eval.py``) against it: search(query, limit=5), then fetch of
+   the matching hit's hinted sections, for each of its 89 agent-style cases;
+4. prints the kit's tables, then the summary row and the two halves the ranking was
+   tuned on (A) and checked on (B): the cases of each library, ordered by a CRC-32 of
+   their ids, alternate between the halves;
+5. with ``--check``, exits 1 when MRR@5 or section-hint accuracy falls more than 0.02
+   below the figures committed in ``scripts/relevance-floor.json``, or any case errs.
+   ``--update-floor`` records the current figures there (raise it with each improvement).
 
-The baseline is what a thin wrapper over libzim would do: each archive's own full-text
-order (title suggestions where there is no full-text index), redirects resolved,
-merged round-robin across archives. Both run in the same process over the same corpus.
+The kit is for development: an independent set of the same kind decides, so nothing in
+``src/`` may name its queries, titles or paths.
 
-Usage: python scripts/relevance.py [--verbose]
+Usage: python scripts/relevance.py [--check] [--update-floor] [--engine auto|libzim]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import socket
+import subprocess
 import sys
-import tomllib
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import zlib
 from pathlib import Path
 from typing import Any
 
-import trio
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _corpora import ROOT, SHARED_ZIMS, corpus_root, settings_for
-
-from corpus_mcp import refs
-from corpus_mcp.corpus import Corpus, open_corpus
-from corpus_mcp.gather import land
-from corpus_mcp.zim import ZimError
-
-K = 5
-
-
-def load_cases() -> list[dict[str, Any]]:
-    files = [ROOT / "tests" / "relevance_cases.toml"]
-    if SHARED_ZIMS.is_dir():
-        files.append(ROOT / "tests" / "relevance_real.toml")
-    cases: list[dict[str, Any]] = []
-    for file in files:
-        cases += tomllib.loads(file.read_text("utf-8"))["case"]
-    return cases
+ROOT = Path(__file__).resolve().parents[1]
+KIT = ROOT.parent / "shared" / "eval-dev"
+FLOOR = Path(__file__).resolve().parent / "relevance-floor.json"
+KIT_CACHE = Path(os.environ.get("CORPUS_DEV_CACHE", Path.home() / ".cache" / "corpus-dev"))
+#: How far below the committed figures MRR@5 and hint accuracy may fall.
+TOLERANCE = 0.02
+#: The figures the floor guards, as named in the kit's summary.
+GUARDED = ("mrr@5", "section_hint@found")
+COLUMNS = (
+    ("Hit@1", "hit@1"),
+    ("Hit@5", "hit@5"),
+    ("MRR@5", "mrr@5"),
+    ("hints", "section_hint@found"),
+    ("answer", "snippet_found"),
+)
 
 
-def expected(case: dict[str, Any]) -> set[str]:
-    return {f"{case['library']}/{case['path']}", *case.get("alternatives", [])}
+def build_kit() -> Path:
+    """The kit's corpus folder, built by its setup script when missing."""
+    done = subprocess.run(
+        ["bash", str(KIT / "setup.sh")], check=True, capture_output=True, text=True
+    )
+    return Path(done.stdout.strip().splitlines()[-1])
 
 
-async def ours(corpus: Corpus, query: str) -> list[tuple[str, list[str]]]:
-    out = await corpus.search(query, K)
-    return [
-        (
-            f"{r.library}/{refs.decode(r.ref, corpus.libraries)[1]}",
-            [h.id for h in r.relevant_sections],
-        )
-        for r in out.results
-    ]
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
-def baseline(corpus: Corpus, query: str) -> list[tuple[str, list[str]]]:
-    per_library: list[list[str]] = []
-    for name in sorted(corpus.libraries):
-        library = corpus.library(name)
-        reader, adapter = library.service.reader, library.adapter
+def serve(corpus: Path, engine: str) -> tuple[subprocess.Popen[bytes], str]:
+    """A real server over the kit's corpus, once it answers /healthz."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "CORPUS_ROOT": str(corpus),
+        "CORPUS_CONFIG": str(corpus / "corpus.toml"),
+        "MCP_HOST": "127.0.0.1",
+        "MCP_PORT": str(port),
+        "SEARCH_ENGINE": engine,
+        "LOG_LEVEL": "warning",
+    }
+    command = [sys.executable, "-m", "corpus_mcp", "serve"]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"corpus-mcp serve exited with {process.returncode}")
         try:
-            if reader.info.has_fulltext_index:
-                raw = reader.fulltext(query, K).paths
-            else:
-                raw = [s.path for s in reader.suggest(query, K)]
-        except ZimError:
-            raw = []
-        landed: list[str] = []
-        for path in raw:
-            try:
-                hit = land(reader, adapter, path)
-            except ZimError:
-                continue
-            key = f"{name}/{hit.path}"
-            if key not in landed:
-                landed.append(key)
-        per_library.append(landed)
-    merged: list[str] = []
-    for rank in range(K):
-        for hits in per_library:
-            if rank < len(hits) and len(merged) < K:
-                merged.append(hits[rank])
-    return [(key, []) for key in merged]
+            with urllib.request.urlopen(f"{base}/healthz", timeout=2) as answer:
+                if answer.status == 200:
+                    return process, f"{base}/mcp"
+        except (urllib.error.URLError, OSError):
+            time.sleep(0.2)
+    process.terminate()
+    raise SystemExit("corpus-mcp serve did not become healthy within 60 s")
 
 
-async def accepted_hints(corpus: Corpus, case: dict[str, Any]) -> set[str]:
-    """Hint ids that count as right: the expected id and, when it is an anchor (a
-    ``dt`` id, an answer alias), the id of the section ``fetch`` lands it on."""
-    if "section" not in case:
-        return set()
-    ref = refs.encode(case["library"], case["path"])
-    fetched = await corpus.fetch(ref, [case["section"]])
-    return {case["section"], fetched.sections[0].id}
+def evaluate(url: str, out: Path) -> dict[str, Any]:
+    python = KIT_CACHE / "venv" / "bin" / "python"
+    subprocess.run([str(python), str(KIT / "run_eval.py"), url, "--out", str(out)], check=True)
+    result: dict[str, Any] = json.loads(out.read_text("utf-8"))
+    return result
 
 
-def score(
-    results: list[tuple[str, list[str]]], case: dict[str, Any], right_hints: set[str]
-) -> tuple[int, float, bool | None]:
-    wanted = expected(case)
-    hit1 = int(bool(results) and results[0][0] in wanted)
-    rr = 0.0
-    hint: bool | None = None if "section" not in case else False
-    for rank, (key, hints) in enumerate(results[:K], start=1):
-        if key in wanted:
-            rr = 1.0 / rank
-            if "section" in case:
-                hint = bool(right_hints & set(hints))
-            break
-    return hit1, rr, hint
+def halves(cases: list[dict[str, Any]]) -> dict[str, str]:
+    """Case id -> "A" or "B": per library, ids ordered by CRC-32 alternate."""
+    by_library: dict[str, list[str]] = {}
+    for case in cases:
+        by_library.setdefault(case["library"], []).append(case["id"])
+    half: dict[str, str] = {}
+    for ids in by_library.values():
+        for position, case_id in enumerate(sorted(ids, key=lambda i: zlib.crc32(i.encode()))):
+            half[case_id] = "AB"[position % 2]
+    return half
 
 
-async def main(verbose: bool) -> None:
-    cases = load_cases()
-    settings, manifest = settings_for(corpus_root())
-    totals: dict[str, list[float]] = {"corpus-mcp": [0, 0, 0, 0], "baseline": [0, 0, 0, 0]}
-    async with open_corpus(settings, manifest) as corpus:
-        for case in cases:
-            right_hints = await accepted_hints(corpus, case)
-            for label, results in (
-                ("corpus-mcp", await ours(corpus, case["query"])),
-                ("baseline", baseline(corpus, case["query"])),
-            ):
-                hit1, rr, hint = score(results, case, right_hints)
-                t = totals[label]
-                t[0] += hit1
-                t[1] += rr
-                if hint is not None:
-                    t[2] += int(hint)
-                    t[3] += 1
-                if verbose and label == "corpus-mcp" and (not hit1 or hint is False):
-                    got = ", ".join(k for k, _ in results[:3]) or "nothing"
-                    print(
-                        f"  miss: {case['query']!r}: want {sorted(expected(case))[0]}"
-                        f"{'#' + case['section'] if 'section' in case else ''}, got {got}"
-                    )
-    n = len(cases)
-    print(f"{n} cases, {sum('section' in c for c in cases)} with an expected section")
-    print(f"{'':12s} {'Hit@1':>7s} {'MRR@5':>7s} {'hints':>7s}")
-    for label, (hits, rr, hint_ok, hint_n) in totals.items():
-        hints = f"{hint_ok / hint_n:7.2f}" if label == "corpus-mcp" and hint_n else "    n/a"
-        print(f"{label:12s} {hits / n:7.2f} {rr / n:7.2f} {hints}")
+def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """The kit's headline figures for a subset of its cases."""
+    n = len(rows)
+    found = [r for r in rows if r.get("rank") and r.get("section_expected")]
+    with_snippet = [r for r in rows if r.get("snippet") is not None]
+    return {
+        "cases": n,
+        "hit@1": sum(r.get("rank") == 1 for r in rows) / n,
+        "hit@5": sum(bool(r.get("rank")) for r in rows) / n,
+        "mrr@5": sum(1 / r["rank"] for r in rows if r.get("rank")) / n,
+        "section_hint@found": sum(bool(r.get("section_ok")) for r in found) / max(len(found), 1),
+        "snippet_found": sum(bool(r.get("snippet_ok")) for r in with_snippet)
+        / max(len(with_snippet), 1),
+        "chars_mean": sum(r.get("chars") or 0 for r in rows) / n,
+        "errors": sum(bool(r.get("error")) for r in rows),
+    }
+
+
+def row(label: str, figures: dict[str, float]) -> str:
+    cells = [f"{figures[key]:.2f}" for _, key in COLUMNS]
+    return (
+        f"| {label} | {int(figures['cases'])} | {' | '.join(cells)} "
+        f"| {figures['chars_mean']:,.0f} | {int(figures['errors'])} |"
+    )
+
+
+def report(result: dict[str, Any]) -> dict[str, float]:
+    rows: list[dict[str, Any]] = result["cases"]
+    half = halves(rows)
+    overall = summarise(rows)
+    heads = " | ".join(name for name, _ in COLUMNS)
+    print(f"\n| corpus-mcp | cases | {heads} | chars/case | errors |")
+    print("| --- " * (len(COLUMNS) + 4) + "|")
+    print(row("all", overall))
+    for name in "AB":
+        subset = [r for r in rows if half[r["id"]] == name]
+        print(row(f"half {name} ({'tuned' if name == 'A' else 'checked'})", summarise(subset)))
+    return overall
+
+
+def check(overall: dict[str, float]) -> int:
+    floor: dict[str, float] = json.loads(FLOOR.read_text("utf-8"))
+    failures = [
+        f"{key} {overall[key]:.3f} is more than {TOLERANCE} below the floor {floor[key]:.3f}"
+        for key in GUARDED
+        if overall[key] < floor[key] - TOLERANCE
+    ]
+    if overall["errors"]:
+        failures.append(f"{int(overall['errors'])} cases erred")
+    for failure in failures:
+        print(f"relevance regression: {failure}", file=sys.stderr)
+    if not failures:
+        held = ", ".join(f"{key} >= {floor[key] - TOLERANCE:.3f}" for key in GUARDED)
+        print(f"\nrelevance floor held ({held})")
+    return 1 if failures else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail below the committed floor")
+    parser.add_argument("--update-floor", action="store_true", help="commit today's figures")
+    parser.add_argument("--engine", default="auto", choices=("auto", "libzim"))
+    args = parser.parse_args()
+    if not (KIT / "setup.sh").is_file():
+        print(f"the development kit is not at {KIT}: relevance not measured", file=sys.stderr)
+        return 0 if not args.check else 1
+    corpus = build_kit()
+    process, url = serve(corpus, args.engine)
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            result = evaluate(url, Path(scratch) / "eval.json")
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    overall = report(result)
+    if args.update_floor:
+        floor = {key: round(overall[key], 3) for key in GUARDED}
+        FLOOR.write_text(json.dumps(floor, indent=2) + "\n", "utf-8")
+        print(f"wrote {FLOOR.relative_to(ROOT)}: {floor}")
+    return check(overall) if args.check else 0
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--verbose", action="store_true", help="print the misses")
-    trio.run(main, parser.parse_args().verbose)
+    sys.exit(main())

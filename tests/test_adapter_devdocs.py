@@ -12,6 +12,7 @@ import pytest
 from corpus_mcp.adapters import Adapter, get_adapter
 from corpus_mcp.adapters.base import Landing
 from corpus_mcp.adapters.devdocs import DevDocsAdapter
+from corpus_mcp.assemble import select_sections
 from corpus_mcp.demo import devdocs as demo_devdocs
 from corpus_mcp.document import Document, Section, walk
 from corpus_mcp.gather import load_symbols
@@ -408,3 +409,34 @@ def test_demo_symbols_all_land_on_a_page_and_a_reachable_anchor(
                 a for s in walk(document.sections) for a in s.anchors
             }
             assert symbol.section in reachable, symbol.name
+
+
+SPHINX_PAGE = """<html><body><main class="_content"><div class="_page">
+<h1>Classes</h1><p>Intro.</p>
+<section id="a-word"><span id="tut-a"></span><h2>A word</h2><p>Text a.</p>
+<section id="slots"><span id="label-target"></span><span id="other"></span><h3>Slots</h3>
+<p>Slot text.</p></section></section>
+<span id="lone"></span><h2>Unwrapped</h2><p>U.</p>
+<section id="wrapper"><h2 id="own">Own</h2><p>X.</p></section>
+</div></main></body></html>"""
+
+
+def test_sphinx_label_targets_give_headings_their_real_anchors(adapter: DevDocsAdapter) -> None:
+    document = adapter.parse("tutorial/classes", "Classes", SPHINX_PAGE.encode())
+    sections = {s.id: s for s in walk(document.sections)}
+    # The wrapper's id names the section even behind empty label spans, whose ids are
+    # aliases; a lone label before an unwrapped heading names it; a heading's own id
+    # wins over its wrapper's, which becomes an alias.
+    assert list(sections) == ["", "a-word", "slots", "lone", "own"]
+    assert sections["a-word"].anchors == ["tut-a"]
+    assert sections["slots"].anchors == ["label-target", "other"]
+    assert sections["own"].anchors == ["wrapper"]
+    assert sections["slots"].content == "Slot text."
+    assert "label" not in sections["a-word"].content
+
+
+def test_fetch_by_any_sphinx_anchor_returns_its_section(adapter: DevDocsAdapter) -> None:
+    document = adapter.parse("tutorial/classes", "Classes", SPHINX_PAGE.encode())
+    for anchor, section in [("tut-a", "a-word"), ("label-target", "slots"), ("wrapper", "own")]:
+        [chosen] = select_sections(document, [anchor])
+        assert chosen.id == section

@@ -11,10 +11,21 @@ import pytest
 from corpus_mcp.ranking import (
     MAX_QUERY_CHARS,
     STOP_WORDS,
+    index_parts,
     normalise_query,
     query_terms,
+    query_words,
     relaxations,
+    symbol_candidates,
+    title_ngrams,
     title_query,
+)
+from corpus_mcp.ranking.query import (
+    MAX_TITLE_LOOKUPS,
+    SYMBOL_JOINED,
+    SYMBOL_TOKEN,
+    SYMBOL_WHOLE,
+    is_identifier,
 )
 from corpus_mcp.zim import ZimReader
 
@@ -180,3 +191,55 @@ def test_short_numbers_are_dropped_before_topic_words() -> None:
     steps = relaxations("first line medicine for type 2 diabetes")
     assert "first line medicine type diabetes" in steps  # "2" goes first
     assert steps[-2:] == ["medicine diabetes", "medicine"]
+
+
+# -- words for the indexes and API symbols -----------------------------------------------
+
+
+def test_index_parts_split_joined_identifiers_but_keep_what_xapian_keeps_whole() -> None:
+    assert index_parts("str.join") == ("str", "join")
+    assert index_parts("std::vector") == ("std", "vector")
+    assert index_parts("select_related") == ("select_related",)
+    assert index_parts("c++") == ("c++",)
+    assert index_parts("0.1") == ("0.1",)
+
+
+def test_query_words_leave_out_stop_and_question_words() -> None:
+    assert query_words("what does get_or_create return in Django?") == [
+        "get_or_create",
+        "return",
+        "django",
+    ]
+    assert query_words("The Who") == ["the", "who"]  # nothing else: they are the topic
+
+
+def test_symbol_candidates_rank_the_whole_query_identifiers_and_joined_words() -> None:
+    found = dict(symbol_candidates("how do I use select related with a ForeignKey"))
+    assert found["ForeignKey"] == SYMBOL_TOKEN
+    assert found["select_related"] == SYMBOL_JOINED
+    assert "how do I use select related with a ForeignKey" not in found  # too long
+    whole = dict(symbol_candidates("the DEBUG setting"))
+    assert whole["DEBUG setting"] == whole["the DEBUG setting"] == SYMBOL_WHOLE
+
+
+def test_capitalised_words_are_not_identifiers_by_themselves() -> None:
+    assert is_identifier("QuerySet.filter")
+    assert is_identifier("JsonResponse")
+    assert is_identifier("push_back()")
+    assert not is_identifier("JSON")
+    assert not is_identifier("Django")
+    assert not is_identifier("42")
+
+
+def test_title_ngrams_prefer_capitalised_runs() -> None:
+    runs = title_ngrams("which gospel song was I Got a Woman based on")
+    assert runs[0] == "I Got a Woman"
+    assert len(runs) <= MAX_TITLE_LOOKUPS
+
+
+def test_relaxations_with_frequencies_drop_absent_then_common_words_first() -> None:
+    frequencies = {"ray": 120, "charles": 118, "glaucoma": 2, "xyzzy": 0}
+    steps = relaxations("ray charles glaucoma xyzzy", frequencies)
+    assert steps[-1] == "glaucoma"
+    assert "ray charles glaucoma" in steps  # the word no document has goes first
+    assert all("xyzzy" not in step for step in steps[3:])

@@ -28,7 +28,7 @@ from corpus_mcp.document import Document, walk
 from corpus_mcp.errors import CorpusError
 from corpus_mcp.federate import Candidate, federate, order, rescore, weigh_words
 from corpus_mcp.gather import Hit, Landed, LibraryHits, collect_hits, land, load_symbols
-from corpus_mcp.ranking.evidence import Word, read_evidence, scope_words
+from corpus_mcp.ranking.evidence import WEIGHT_SYMBOL, Word, read_evidence, scope_words
 from corpus_mcp.ranking.text import word_set
 from corpus_mcp.symbols import SymbolTable
 from corpus_mcp.wire import FetchOutput, SearchOutput, SearchResult, SectionRef
@@ -51,6 +51,9 @@ MAX_SYMBOL_HITS = 8
 #: page titles, as a multiple of the limit (and at least :data:`MIN_REREAD`).
 REREAD_FACTOR = 2
 MIN_REREAD = 10
+#: A symbol score from which the query is taken to ask for that symbol alone (half the
+#: most a symbol can score: most of the question is the symbol's name).
+SYMBOL_ANSWERS = 0.5 * WEIGHT_SYMBOL
 #: Memory for remembered per-library hits (a few hundred bytes per query and library).
 HITS_CACHE_BYTES = 8_000_000
 #: Words of archive names and metadata that say how an archive was made, not what it is
@@ -273,7 +276,9 @@ class Corpus:
         self, query: str, words: list[Word], candidate: Candidate, document: Document
     ) -> SearchResult:
         library, path, landing = candidate.library, candidate.path, candidate.hit.section
-        hints = ranking.result_hints(query, document, landing, words)
+        # A query that is the redirect's title or the symbol's name asks for the landing.
+        answers = candidate.scored.exact > 0 or candidate.scored.symbol >= SYMBOL_ANSWERS
+        hints = ranking.result_hints(query, document, landing, words, landing_answers=answers)
         return SearchResult(
             ref=refs.encode(library, path),
             library=library,

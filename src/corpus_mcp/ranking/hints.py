@@ -32,7 +32,7 @@ from corpus_mcp.ranking.text import (
 #: A section is hinted when its score reaches this and :data:`HINT_RELATIVE` of the
 #: best section's score.
 HINT_MIN = 0.15
-HINT_RELATIVE = 0.6
+HINT_RELATIVE = 0.4
 #: How much a section's title counts against its text, and an exactly named section.
 TITLE_SHARE = 0.5
 EXACT_BONUS = 0.5
@@ -160,23 +160,27 @@ def result_hints(
     landing: str | None = None,
     words: Sequence[Word] | None = None,
     limit: int = 3,
+    *,
+    landing_answers: bool = False,
 ) -> list[tuple[str, str]]:
     """The hints a search result shows: :func:`section_hints`, adjusted for how the
     document was found and what kind it is.
 
     - ``landing`` (a fragment redirect's section, an answer's ``a/<id>``, an API symbol's
       anchor) comes first. An anchor inside the lead is hinted by its own id, which
-      ``fetch`` accepts.
+      ``fetch`` accepts. With ``landing_answers`` (the query is that redirect's title or
+      that symbol) the landing is the whole answer and the only hint.
     - In a thread the answer is what a question-shaped query wants: the accepted answer
       (else the best-scored, first listed answer) comes first, after a landing.
     """
+    landed = _landing(document, landing)
+    if landed is not None and landing_answers:
+        return [landed[0]]
     hints = section_hints(query, document, words, limit)
-    if landing:
-        section = _section_with_anchor(document, landing)
-        if section is not None and not section.reference:
-            pick = (landing, landing) if section.id == "" else (section.id, section.title)
-            # Fetching the landing returns its whole section: no second hint for it.
-            hints = [pick, *(h for h in hints if h[0] not in (pick[0], section.id))]
+    if landed is not None:
+        pick, owner = landed
+        # Fetching the landing returns its whole section: no second hint for it.
+        hints = [pick, *(h for h in hints if h[0] not in (pick[0], owner))]
     if document.kind == "thread":
         answer = next(
             (s for s in walk(document.sections) if s.id == "accepted-answer"),
@@ -185,16 +189,20 @@ def result_hints(
         if answer is not None:
             pick = (answer.id, answer.title)
             rest = [h for h in hints if h != pick]
-            landed = [
-                h for h in rest[:1] if landing and h[0] in (landing, _owner(document, landing))
-            ]
-            hints = [*landed, pick, *(h for h in rest if h not in landed)]
+            first = [h for h in rest[:1] if landed is not None and h == landed[0]]
+            hints = [*first, pick, *(h for h in rest if h not in first)]
     return hints[:limit]
 
 
-def _owner(document: Document, anchor: str) -> str | None:
-    section = _section_with_anchor(document, anchor)
-    return section.id if section is not None else None
+def _landing(document: Document, landing: str | None) -> tuple[tuple[str, str], str] | None:
+    """The hint for a landing anchor and the id of the section it lies in."""
+    if not landing:
+        return None
+    section = _section_with_anchor(document, landing)
+    if section is None or section.reference:
+        return None
+    pick = (landing, landing) if section.id == "" else (section.id, section.title)
+    return pick, section.id
 
 
 def _section_with_anchor(document: Document, anchor: str) -> Section | None:

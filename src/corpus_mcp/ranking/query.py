@@ -194,21 +194,26 @@ def title_ngrams(query: str) -> list[str]:
     title indexes that can only be prefix-searched (libzim's suggestions), best first.
 
     A run starts at a capitalised word or one that is not a stop word, ends at a word
-    that is not a stop word, and holds at most :data:`MAX_TITLE_NGRAM` words. Longer runs
-    and runs of capitalised words come first (a question spells titles capitalised more
-    often than not); at most :data:`MAX_TITLE_LOOKUPS`.
+    that is not a stop word, and holds at most :data:`MAX_TITLE_NGRAM` words. Runs with
+    more capitalised words come first (a question spells titles capitalised more often
+    than not), then those ending at a capitalised word, then longer ones; at most
+    :data:`MAX_TITLE_LOOKUPS`.
     """
     tokens = [m.group() for m in TOKEN.finditer(query.translate(APOSTROPHES))]
     lowered = [t.lower() for t in tokens]
-    runs: list[tuple[tuple[int, int, int], str]] = []
+    runs: list[tuple[tuple[int, int, int, int], str]] = []
     for start, first in enumerate(tokens):
         if lowered[start] in STOP_WORDS and not first[:1].isupper():
             continue
         for end in range(start + 1, min(start + MAX_TITLE_NGRAM, len(tokens)) + 1):
             if lowered[end - 1] in STOP_WORDS:
                 continue
-            capitals = sum(1 for t in tokens[start:end] if t[:1].isupper())
-            runs.append(((-capitals, -(end - start), start), " ".join(tokens[start:end])))
+            run = tokens[start:end]
+            capitals = sum(1 for t in run if t[:1].isupper())
+            # Lower-case words after the last capital ("... Woman based") are the
+            # question resuming, not the title.
+            tail = next((i for i, t in enumerate(reversed(run)) if t[:1].isupper()), len(run))
+            runs.append(((-capitals, tail, -len(run), start), " ".join(run)))
     runs.sort()
     return distinct(text for _, text in runs)[:MAX_TITLE_LOOKUPS]
 

@@ -1,0 +1,149 @@
+"""Evidence scoring (pure): word weights from the whole corpus, and what each kind of
+evidence promises about a candidate."""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus_mcp.document import Document, Section
+from corpus_mcp.ranking.evidence import (
+    Evidence,
+    LibraryStats,
+    Word,
+    idf,
+    read_evidence,
+    scope_words,
+    score,
+    word_weights,
+)
+from corpus_mcp.ranking.text import stem, word_set
+
+
+def test_word_weights_sum_frequencies_over_libraries_as_one_index() -> None:
+    words = word_weights(
+        ["python", "glaucoma"],
+        [LibraryStats(100, 50.0, (90, 1)), LibraryStats(100, 50.0, (10, 3))],
+    )
+    assert words == [Word("python", idf(100, 200)), Word("glaucoma", idf(4, 200))]
+    assert words[1].weight > 5 * words[0].weight
+
+
+def test_a_word_no_indexed_document_has_weighs_the_most() -> None:
+    # It finds nothing in the indexes, but a title-only library's document may have it.
+    [seen, unseen] = word_weights(["song", "conner"], [LibraryStats(10, 5.0, (4, 0))])
+    assert unseen.weight == idf(0, 10) > seen.weight > 0
+
+
+def test_without_statistics_every_word_weighs_one() -> None:
+    assert word_weights(["a", "b"], []) == [Word("a", 1.0), Word("b", 1.0)]
+
+
+WORDS = [Word("seven", 3.0), Word("spanish", 3.0), Word("angels", 3.0), Word("ray", 0.5)]
+QUERY = "who sang Seven Spanish Angels with Ray"
+
+
+def test_a_title_spelled_out_in_the_question_counts_by_the_weight_of_its_words() -> None:
+    song = score(QUERY, WORDS, Evidence(titles=("Seven Spanish Angels",)))
+    singer = score(QUERY, WORDS, Evidence(titles=("Ray",)))
+    assert song.contained > singer.contained > 0
+    assert song.total > singer.total
+
+
+def test_a_disambiguated_title_is_contained_only_when_its_qualifier_is_named() -> None:
+    words = [Word("crying", 2.0), Word("time", 1.0), Word("recorded", 1.0)]
+    query = "who first recorded Crying Time"
+    song = score(query, words, Evidence(titles=("Crying Time (song)",)))
+    album = score(query, words, Evidence(titles=("Crying Time (album)",)))
+    assert album.contained == 0
+    assert song.contained == 0  # "song" is not named either
+    named = score(
+        query + " the song", [*words, Word("song", 1.0)], Evidence(titles=("Crying Time (song)",))
+    )
+    assert named.contained > 0
+
+
+def test_an_exact_title_scores_most() -> None:
+    exact = score("Crying Time", WORDS, Evidence(titles=("crying time",)))
+    assert exact.exact > 0
+    other = score("Crying Time", WORDS, Evidence(titles=("Crying Time (album)",)))
+    assert other.exact == 0
+
+
+def test_the_library_scope_word_is_no_title_evidence_of_its_own_pages() -> None:
+    words = [Word("flask", 2.0), Word("templates", 2.0)]
+    scope = frozenset({stem("flask")})
+    page = score("flask templates", words, Evidence(titles=("flask",), scope_stems=scope))
+    assert page.title == 0
+    templating = score("flask templates", words, Evidence(titles=("Templates",), scope_stems=scope))
+    assert templating.title > 0
+
+
+def test_body_evidence_rewards_coverage_of_rare_words() -> None:
+    words = [Word("common", 0.2), Word("rare", 3.0)]
+    rare = score("common rare", words, Evidence(titles=(), frequencies=(0, 2), length=100))
+    common = score("common rare", words, Evidence(titles=(), frequencies=(9, 0), length=100))
+    assert rare.body > common.body > 0
+
+
+def test_a_symbol_counts_by_the_share_of_the_question_it_is() -> None:
+    alone = score("render_template", [Word("render_template", 3.0)], _symbol("render_template"))
+    words = [Word("render_template", 3.0), Word("available", 1.0), Word("templates", 2.0)]
+    passing = score(
+        "available to all templates without render_template", words, _symbol("render_template")
+    )
+    # half the question's weight: a quarter of the evidence
+    assert alone.symbol == pytest.approx(4 * passing.symbol)
+    assert passing.symbol > 0
+
+
+def _symbol(text: str) -> Evidence:
+    return Evidence(titles=("api",), symbol=1.0, symbol_text=text)
+
+
+def test_scope_words_come_from_metadata_minus_archive_vocabulary() -> None:
+    scope = scope_words(
+        ["Django-Docs", "devdocs_en_django", "Django Documentation", "devdocs", "django;3.2"],
+        word_set("devdocs docs documentation"),
+    )
+    assert scope == frozenset({stem("django")})
+
+
+def test_read_evidence_adds_page_heading_headings_and_passages() -> None:
+    document = Document(
+        path="api",
+        title="flask",
+        kind="documentation",
+        metadata={"heading": "API"},
+        sections=[
+            Section(id="", title="API", level=1, content="Intro."),
+            Section(
+                id="sessions",
+                title="Sessions",
+                level=2,
+                content="Cookies are signed.",
+                children=[Section(id="interface", title="Interface", level=3, content="Save.")],
+            ),
+            Section(id="refs", title="References", level=2, reference=True, content="x"),
+        ],
+    )
+    evidence = read_evidence(Evidence(titles=("flask",), frequencies=(1,)), document)
+    assert evidence.titles == ("flask", "API")
+    assert evidence.headings == ("Sessions", "Interface")
+    # A passage knows its section's title and its parents' titles.
+    assert any({stem("session"), stem("interface"), stem("save")} <= p for p in evidence.passages)
+    assert not any(stem("references") in p for p in evidence.passages)
+    assert evidence.body_stems is None  # the index described it
+
+
+def test_read_evidence_gives_text_stems_to_candidates_no_index_described() -> None:
+    document = Document(
+        path="x",
+        title="X",
+        kind="article",
+        sections=[Section(id="", title="", level=1, content="Directed by Bruce Conner.")],
+    )
+    evidence = read_evidence(Evidence(titles=("X",)), document)
+    assert evidence.body_stems is not None
+    assert stem("conner") in evidence.body_stems
+    with_text = score("bruce conner", [Word("bruce", 1.0), Word("conner", 1.0)], evidence)
+    assert with_text.body == pytest.approx(0.5)
