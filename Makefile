@@ -103,15 +103,22 @@ else
 endif
 
 # The interoperability test drives the server with the TypeScript MCP SDK (needs Node).
+# Without npm, or when `npm ci` fails (offline), the test is skipped with the reason,
+# which npm's own words in $(INTEROP_FAILED) give; `make test` goes on either way.
 INTEROP := tests/interop/node_modules/.package-lock.json
+INTEROP_FAILED := tests/interop/npm-ci-failed.log
 
 $(INTEROP): tests/interop/package-lock.json
-	@if command -v npm >/dev/null 2>&1; then \
-	  npm ci --prefix tests/interop --no-audit --no-fund --loglevel=error; \
-	else echo "npm not found: the TypeScript SDK interoperability test will be skipped"; fi
+	@rm -f $(INTEROP_FAILED)
+	@if ! command -v npm >/dev/null 2>&1; then \
+	  echo "npm not found: the TypeScript SDK interoperability test will be skipped"; \
+	elif ! npm ci --prefix tests/interop --no-audit --no-fund --loglevel=error \
+	    --fetch-retries=1 2>$(INTEROP_FAILED); then \
+	  echo "npm ci failed (see $(INTEROP_FAILED)): the TypeScript SDK interoperability test will be skipped"; \
+	else rm -f $(INTEROP_FAILED); fi
 
 test: $(STAMP) $(INTEROP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --cov --cov-report=term
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests scripts container

@@ -23,12 +23,24 @@ NODE = shutil.which("node")
 GOOD_ZIM = "wikipedia_en_ray_charles_novid_2018-10.zim"
 """Full articles with sections, so search hints at some and fetch can select them."""
 
+
+def _sdk_missing() -> str | None:
+    """Why the TypeScript SDK cannot be used, or None when `npm ci` installed it."""
+    failed = INTEROP / "npm-ci-failed.log"
+    if failed.is_file():
+        lines = failed.read_text("utf-8", errors="replace").splitlines()
+        # npm's first error line names the cause (`npm error code ECONNREFUSED`).
+        cause = next((line for line in lines if line.strip()), "no output")
+        return f"`npm ci --prefix tests/interop` failed (offline?): {cause} ({failed.name})"
+    # npm writes this file last, so a partial install (an interrupted npm ci) counts as none.
+    if not (INTEROP / "node_modules" / ".package-lock.json").is_file():
+        return "TypeScript SDK not installed: run `npm ci --prefix tests/interop`"
+    return None
+
+
 pytestmark = [
     pytest.mark.skipif(NODE is None, reason="node is not installed"),
-    pytest.mark.skipif(
-        not (INTEROP / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir(),
-        reason="TypeScript SDK not installed: run `npm ci --prefix tests/interop`",
-    ),
+    pytest.mark.skipif(_sdk_missing() is not None, reason=_sdk_missing() or ""),
 ]
 
 
