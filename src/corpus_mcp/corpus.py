@@ -29,7 +29,14 @@ from corpus_mcp.errors import CorpusError
 from corpus_mcp.federate import federate
 from corpus_mcp.gather import Hit, Landed, LibraryHits, collect_hits, land, load_symbols
 from corpus_mcp.wire import FetchOutput, SearchOutput, SearchResult, SectionRef
-from corpus_mcp.zim import ArchiveService, EntryNotFound, RedirectError, ZimReader, open_readers
+from corpus_mcp.zim import (
+    ArchiveService,
+    EntryNotFound,
+    RedirectError,
+    ZimReader,
+    open_readers,
+    stop_if_abandoned,
+)
 
 log = logging.getLogger("corpus_mcp.corpus")
 
@@ -130,7 +137,7 @@ class Corpus:
             try:
                 found = await library.service.run(
                     lambda: collect_hits(
-                        reader, adapter, query, want, enough=limit, checkpoint=_checkpoint
+                        reader, adapter, query, want, enough=limit, checkpoint=stop_if_abandoned
                     )
                 )
                 symbol = library.symbols.get(symbol_key(query))
@@ -325,14 +332,6 @@ async def open_corpus(settings: Settings, manifest: Manifest) -> AsyncIterator[C
     ]
     disabled = tuple(lib.name for lib in manifest.libraries if not lib.enabled)
     yield Corpus(settings, libraries, disabled)
-
-
-def _checkpoint() -> None:
-    """Between libzim calls in a worker: stop if the caller has given up."""
-    try:
-        trio.from_thread.check_cancelled()
-    except RuntimeError:  # called outside a trio worker thread
-        return
 
 
 def _hits_weight(hits: LibraryHits) -> int:

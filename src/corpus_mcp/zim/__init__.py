@@ -20,7 +20,13 @@ from corpus_mcp.zim.reader import (
     normalise_path,
     snapshot_of,
 )
-from corpus_mcp.zim.service import ArchiveService, ChainedLimiter, OpenFailure, open_readers
+from corpus_mcp.zim.service import (
+    ArchiveService,
+    ChainedLimiter,
+    OpenFailure,
+    open_readers,
+    stop_if_abandoned,
+)
 
 __all__ = [
     "MAX_REDIRECT_HOPS",
@@ -41,4 +47,5 @@ __all__ = [
     "normalise_path",
     "open_readers",
     "snapshot_of",
+    "stop_if_abandoned",
 ]
