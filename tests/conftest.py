@@ -16,6 +16,12 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_ZIMS = ROOT.parent / "shared" / "zims"
 
 
+@pytest.fixture(scope="session")
+def demo_archives(demo_corpus: Path) -> dict[str, Path]:
+    """The session's demo archives by library name (``wikipedia``, ``devdocs_cpp``...)."""
+    return {name: demo_corpus.parent / relative for name, relative, _ in DEMO_LIBRARIES}
+
+
 #: The real archives as libraries of the "full" test corpus (name -> file in SHARED_ZIMS).
 REAL_LIBRARIES = {
     "rc2018": "wikipedia_en_ray_charles_novid_2018-10.zim",

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,6 @@ import pytest
 from corpus_mcp.adapters import Adapter, get_adapter
 from corpus_mcp.adapters.base import Landing
 from corpus_mcp.adapters.devdocs import DevDocsAdapter
-from corpus_mcp.demo import devdocs as demo_devdocs
 from corpus_mcp.document import Document, Section, walk
 from corpus_mcp.gather import load_symbols
 from corpus_mcp.zim.reader import ZimReader
@@ -331,11 +329,11 @@ def navbar_targets(reader: ZimReader) -> list[tuple[str, str]]:
     return [(page, fragment) for page, _, fragment in splits if fragment]
 
 
-@pytest.mark.parametrize("builder", [demo_devdocs.build, demo_devdocs.build_cpp])
+@pytest.mark.parametrize("library", ["devdocs_python", "devdocs_cpp"])
 def test_every_demo_page_parses_cleanly(
-    adapter: DevDocsAdapter, tmp_path: Path, builder: Callable[[Path], Path]
+    adapter: DevDocsAdapter, demo_archives: dict[str, Path], library: str
 ) -> None:
-    reader = ZimReader(builder(tmp_path / "devdocs.zim"))
+    reader = ZimReader(demo_archives[library])
     documents: dict[str, Document] = {}
     for path, title, is_redirect in reader.iter_entries():
         assert not is_redirect, "devdocs2zim writes no redirects"
@@ -384,9 +382,9 @@ def test_navbar_symbols_map_names_to_pages_and_anchors(adapter: DevDocsAdapter) 
 
 
 def test_demo_symbols_all_land_on_a_page_and_a_reachable_anchor(
-    adapter: DevDocsAdapter, tmp_path: Path
+    adapter: DevDocsAdapter, demo_archives: dict[str, Path]
 ) -> None:
-    reader = ZimReader(demo_devdocs.build(tmp_path / "devdocs.zim"))
+    reader = ZimReader(demo_archives["devdocs_python"])
     hits = load_symbols(reader, adapter)
     assert hits["str.join"].path == "library/stdtypes"
     assert hits["str.join"].title == "Built-in Types"

@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from corpus_mcp.adapters import Adapter, get_adapter
 from corpus_mcp.adapters.stackexchange import StackExchangeAdapter
-from corpus_mcp.demo import sotoki as demo_sotoki
 from corpus_mcp.document import Document, Section, walk
 from corpus_mcp.zim.reader import ZimReader
 
@@ -578,11 +577,11 @@ def answer_facts(section: Section) -> tuple[int, int, bool]:
     return aid, score, accepted
 
 
-@pytest.mark.parametrize("builder", [demo_sotoki.build, demo_sotoki.build_math])
+@pytest.mark.parametrize("library", ["stackoverflow", "math"])
 def test_every_demo_thread_parses_cleanly(
-    adapter: StackExchangeAdapter, tmp_path: Path, builder: Callable[[Path], Path]
+    adapter: StackExchangeAdapter, demo_archives: dict[str, Path], library: str
 ) -> None:
-    reader = ZimReader(builder(tmp_path / "sotoki.zim"))
+    reader = ZimReader(demo_archives[library])
     threads: dict[str, Document] = {}
     answer_redirects: list[str] = []
     for path, title, is_redirect in reader.iter_entries():
