@@ -281,14 +281,6 @@ async def test_fetch_of_unknown_entry_is_not_found_naming_library_and_path(
     assert info.value.details == {"library": "alpha", "path": "Nope"}
 
 
-async def test_search_is_deterministic(mock_clock: trio.testing.MockClock) -> None:
-    corpus = Fixture(FakeReader("alpha"), FakeReader("beta"), FakeReader("gamma")).corpus
-    first = await corpus.search("structured concurrency trio python", 10)
-    for _ in range(3):
-        again = await corpus.search("structured concurrency trio python", 10)
-        assert [r.ref for r in again.results] == [r.ref for r in first.results]
-
-
 async def test_a_repeated_query_is_answered_from_remembered_hits(
     mock_clock: trio.testing.MockClock,
 ) -> None:
