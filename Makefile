@@ -29,6 +29,7 @@ help:
 	@echo "make validate-corpus  open and check every enabled library (ENGINE=... for the container image)"
 	@echo "make corpus-list      list configured libraries without opening them"
 	@echo "make bench relevance  benchmarks and the relevance evaluation"
+	@echo "make lock | upgrade-lock [PACKAGE=x] | check-lock   the dependency lock (README, Dependencies)"
 	@echo "make build start stop down restart logs ps   container lifecycle (ENGINE=podman|docker)"
 
 # Locked installs: every package at the version and hash in requirements/ (exported from
