@@ -17,10 +17,28 @@ SHARED_ZIMS = ROOT.parent / "shared" / "zims"
 
 
 @pytest.fixture(scope="session")
+def demo_archives(demo_corpus: Path) -> dict[str, Path]:
+    """The session's demo archives by library name (``wikipedia``, ``devdocs_cpp``...)."""
+    return {name: demo_corpus.parent / relative for name, relative, _ in DEMO_LIBRARIES}
+
+
+#: The real archives as libraries of the "full" test corpus (name -> file in SHARED_ZIMS).
+REAL_LIBRARIES = {
+    "rc2018": "wikipedia_en_ray_charles_novid_2018-10.zim",
+    "rc2020": "wikipedia_en_ray_charles_mini_2020-03.zim",
+    "wp100": "wikipedia_en_100_mini_2022-10.zim",
+    "wikibooks_be": "wikibooks_be_all_nopic_2017-02.zim",
+}
+#: Whether ../shared/zims holds the real archives; tests that need them skip, saying why.
+REAL_ARCHIVES_PRESENT = all((SHARED_ZIMS / file).is_file() for file in REAL_LIBRARIES.values())
+NO_REAL_ARCHIVES = f"real archives not present at {SHARED_ZIMS}"
+
+
+@pytest.fixture(scope="session")
 def shared_zims() -> Path:
     """The folder of real scraper-made archives; tests using it skip where it is absent."""
-    if not (SHARED_ZIMS / "wikipedia_en_100_mini_2022-10.zim").is_file():
-        pytest.skip(f"real archives not present at {SHARED_ZIMS}")
+    if not REAL_ARCHIVES_PRESENT:
+        pytest.skip(NO_REAL_ARCHIVES)
     return SHARED_ZIMS
 
 
@@ -33,15 +51,6 @@ def demo_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_demo_corpus(tmp_path_factory.mktemp("demo-corpus"))
 
 
-#: The real archives as libraries of the "full" test corpus (name -> file in SHARED_ZIMS).
-REAL_LIBRARIES = {
-    "rc2018": "wikipedia_en_ray_charles_novid_2018-10.zim",
-    "rc2020": "wikipedia_en_ray_charles_mini_2020-03.zim",
-    "wp100": "wikipedia_en_100_mini_2022-10.zim",
-    "wikibooks_be": "wikibooks_be_all_nopic_2017-02.zim",
-}
-
-
 @pytest.fixture(scope="session")
 def full_corpus(demo_corpus: Path) -> Path:
     """The demo corpus plus, where ../shared/zims exists, copies of the real archives
@@ -51,7 +60,7 @@ def full_corpus(demo_corpus: Path) -> Path:
     """
     root = demo_corpus.parent
     libraries = [(name, path, adapter, True) for name, path, adapter in DEMO_LIBRARIES]
-    if SHARED_ZIMS.is_dir():
+    if REAL_ARCHIVES_PRESENT:
         for name, file in REAL_LIBRARIES.items():
             target = root / "real" / file
             target.parent.mkdir(exist_ok=True)

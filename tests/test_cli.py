@@ -25,8 +25,13 @@ class Run(msgspec.Struct, frozen=True):
 
 
 def run(*args: str, env: dict[str, str] | None = None, module: bool = False) -> Run:
-    """Run the installed console script with only the given settings in its environment."""
-    clean = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
+    """Run the installed console script with only the given settings in its environment
+    (and coverage's, so that `make test` measures the CLI too)."""
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if k in ("PATH", "HOME", "LANG", "TMPDIR") or k.startswith("COVERAGE_")
+    }
     command = [sys.executable, "-m", "corpus_mcp"] if module else [str(CORPUS_MCP)]
     done = subprocess.run(
         [*command, *args],

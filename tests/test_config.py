@@ -79,18 +79,25 @@ def test_every_variable_is_read() -> None:
             "LOG_LEVEL": "DEBUG",
         }
     )
-    assert settings.corpus_root == Path("/data/zims")
-    assert settings.corpus_config == Path("/etc/corpus.toml")
-    assert (settings.mcp_host, settings.mcp_port) == ("127.0.0.1", 9000)
-    assert (settings.search_limit, settings.search_max_limit) == (3, 20)
-    assert (settings.max_fetch_chars, settings.search_workers) == (5000, 2)
-    assert settings.search_max_consecutive == 4
-    assert settings.search_timeout == 2.5
-    assert (settings.log_queries, settings.zim_check) == (False, True)
-    assert settings.allowed_hosts == ("mcp.example:8000", "other.example:*")
-    assert settings.allowed_origins == ("https://app.example",)
-    assert settings.document_cache_bytes == 16_000_000
-    assert settings.log_level == "debug"
+    # One comparison of the whole struct: a misread variable shows beside all the others.
+    assert settings == Settings(
+        corpus_root=Path("/data/zims"),
+        corpus_config=Path("/etc/corpus.toml"),
+        mcp_host="127.0.0.1",
+        mcp_port=9000,
+        search_limit=3,
+        search_max_limit=20,
+        max_fetch_chars=5000,
+        search_workers=2,
+        search_max_consecutive=4,
+        log_queries=False,
+        zim_check=True,
+        search_timeout=2.5,
+        allowed_hosts=("mcp.example:8000", "other.example:*"),
+        allowed_origins=("https://app.example",),
+        document_cache_bytes=16_000_000,
+        log_level="debug",
+    )
 
 
 def test_every_read_variable_is_documented() -> None:

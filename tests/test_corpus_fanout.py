@@ -1,24 +1,31 @@
 """The search fan-out under trio, with test doubles behind the ZIM service's interface.
 
-A library whose reader raises, and one whose reader blocks far past SEARCH_TIMEOUT, must
-each be left out with ``partial: true`` while the healthy library still answers; the
-slow archive's lock must stay held while its abandoned thread is inside "libzim", and
-every lock and limiter token must be free once the threads finish.
+A library whose reader raises, and one whose reader blocks past SEARCH_TIMEOUT, must each
+be left out with ``partial: true`` while the healthy library still answers; the slow
+archive's lock must stay held while its abandoned thread is inside "libzim", and every
+lock and limiter token must be free once the threads finish.
+
+Time is trio's ``MockClock`` (frozen unless a test jumps it) and the doubles report from
+their threads when they are entered, so each test decides the order of events: a deadline
+passes only when the test moves the clock, after the healthy library has answered.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
 import pytest
 import trio
+import trio.testing
 
 from corpus_mcp.adapters.base import Landing
 from corpus_mcp.config import load_settings
 from corpus_mcp.corpus import Corpus, Library
 from corpus_mcp.document import Document, Section
 from corpus_mcp.errors import CorpusError
+from corpus_mcp.wire import SearchOutput
 from corpus_mcp.zim import (
     ArchiveInfo,
     ArchiveService,
@@ -60,11 +67,16 @@ def _info(name: str) -> ArchiveInfo:
 
 
 class FakeReader:
-    """Answers like ZimReader over three tiny articles; ``mode`` makes it fail or block."""
+    """Answers like ZimReader over three tiny articles; ``mode`` makes it fail or block.
+
+    ``entered`` is set (in trio) when a full-text search starts; a "slow" reader then
+    blocks its worker thread until ``release`` is set.
+    """
 
     def __init__(self, name: str, mode: str = "ok") -> None:
         self.info = _info(name)
         self.mode = mode
+        self.entered = trio.Event()
         self.release = threading.Event()
         self.inside = 0
         self.max_inside = 0
@@ -76,11 +88,12 @@ class FakeReader:
             self.calls += 1
             self.inside += 1
             self.max_inside = max(self.max_inside, self.inside)
+        trio.from_thread.run_sync(self.entered.set)
         try:
             if self.mode == "raise":
                 raise ZimError("simulated corrupt cluster")
             if self.mode == "slow":
-                self.release.wait(30)
+                self.release.wait()
         finally:
             with self._guard:
                 self.inside -= 1
@@ -130,102 +143,180 @@ class FakeAdapter:
         return Document(path=path, title=title, kind="article", sections=[lead])
 
 
-def _corpus(*readers: FakeReader, timeout: str = "0.3") -> tuple[Corpus, list[ArchiveService]]:
-    settings = load_settings({"SEARCH_TIMEOUT": timeout, "SEARCH_WORKERS": "4"})
-    shared = trio.CapacityLimiter(settings.search_workers)
-    services = [ArchiveService(cast(ZimReader, r), shared) for r in readers]
-    libraries = [
-        Library(r.info.name, cast(Any, FakeAdapter()), s)
-        for r, s in zip(readers, services, strict=True)
-    ]
-    return Corpus(settings, libraries), services
+TIMEOUT = 5.0
+"""SEARCH_TIMEOUT in the tests' mock time: it passes only when a test jumps the clock."""
 
 
-async def test_healthy_libraries_answer_alone_without_partial() -> None:
-    corpus, _ = _corpus(FakeReader("alpha"), FakeReader("beta"))
+class Fixture:
+    """A corpus over fake readers, with the services and the global pool it shares."""
+
+    def __init__(self, *readers: FakeReader) -> None:
+        settings = load_settings({"SEARCH_TIMEOUT": str(TIMEOUT), "SEARCH_WORKERS": "4"})
+        self.readers = readers
+        self.shared = trio.CapacityLimiter(settings.search_workers)
+        self.services = [ArchiveService(cast(ZimReader, r), self.shared) for r in readers]
+        libraries = [
+            Library(r.info.name, cast(Any, FakeAdapter()), s)
+            for r, s in zip(readers, self.services, strict=True)
+        ]
+        self.corpus = Corpus(settings, libraries)
+
+    async def idle(self, service: ArchiveService) -> None:
+        """Return once no worker thread is inside ``service``'s archive.
+
+        The archive's lock is released in trio when a thread's result is delivered, so
+        taking it waits for every call made so far; the calling task then runs on until
+        it blocks again.
+        """
+        async with service.lock:
+            pass
+        await trio.testing.wait_all_tasks_blocked()
+
+    async def all_idle(self) -> None:
+        for service in self.services:
+            await self.idle(service)
+
+
+def _in_background(
+    nursery: trio.Nursery, search: Callable[[], Awaitable[SearchOutput]]
+) -> list[SearchOutput]:
+    """Start ``search`` in ``nursery``; its output lands in the returned list."""
+    out: list[SearchOutput] = []
+
+    async def run() -> None:
+        out.append(await search())
+
+    nursery.start_soon(run)
+    return out
+
+
+async def test_healthy_libraries_answer_alone_without_partial(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    corpus = Fixture(FakeReader("alpha"), FakeReader("beta")).corpus
     out = await corpus.search("trio", 5)
     assert out.partial is False
     assert {r.library for r in out.results} == {"alpha", "beta"}
     assert all(r.ref.startswith("corpus://") for r in out.results)
 
 
-async def test_a_raising_library_is_left_out_and_marked_partial() -> None:
-    corpus, _ = _corpus(FakeReader("good"), FakeReader("broken", mode="raise"))
+async def test_a_raising_library_is_left_out_and_marked_partial(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    corpus = Fixture(FakeReader("good"), FakeReader("broken", mode="raise")).corpus
     out = await corpus.search("trio", 5)
     assert out.partial is True
     assert out.unavailable_libraries == ["broken"]
-    assert out.results
     assert {r.library for r in out.results} == {"good"}
 
 
-async def test_a_slow_library_times_out_and_keeps_its_lock_until_the_thread_ends() -> None:
-    slow = FakeReader("slow", mode="slow")
-    corpus, services = _corpus(FakeReader("fast"), slow, timeout="0.2")
+async def test_a_slow_library_is_left_out_when_the_deadline_passes(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    fast, slow = FakeReader("fast"), FakeReader("slow", mode="slow")
+    fixture = Fixture(fast, slow)
     try:
-        start = trio.current_time()
-        out = await corpus.search("trio", 5)
-        elapsed = trio.current_time() - start
+        async with trio.open_nursery() as nursery:
+            started = trio.current_time()
+            done = _in_background(nursery, lambda: fixture.corpus.search("trio", 5))
+            await slow.entered.wait()
+            await fixture.idle(fixture.services[0])  # the fast library has answered
+            assert done == []  # the search waits for the slow library...
+            mock_clock.jump(TIMEOUT)  # ...until its deadline passes
+        [out] = done
         assert out.partial is True
         assert out.unavailable_libraries == ["slow"]
         assert {r.library for r in out.results} == {"fast"}
-        assert elapsed < 10  # bounded by SEARCH_TIMEOUT, not by the blocked thread (30 s)
-        # The abandoned worker is still inside the slow archive: its lock stays held,
-        # so a second search cannot put another thread into that archive.
-        assert services[1].lock.borrowed_tokens == 1
-        again = await corpus.search("trio", 5)
-        assert again.unavailable_libraries == ["slow"]
-        assert slow.max_inside == 1
+        # Bounded by SEARCH_TIMEOUT, not by the thread: it is still blocked inside.
+        assert trio.current_time() - started == TIMEOUT
+        assert slow.inside == 1
     finally:
         slow.release.set()
-    with trio.fail_after(10):
-        while services[1].lock.borrowed_tokens or services[0]._limiter.shared.borrowed_tokens:
-            await trio.sleep(0.01)
-    # The waiting second search never entered: only one thread ever ran in the archive.
-    assert slow.calls == 1
 
 
-async def test_cancelling_a_search_leaves_no_lock_or_token_held() -> None:
+async def test_an_abandoned_thread_keeps_its_archive_locked_until_it_ends(
+    mock_clock: trio.testing.MockClock,
+) -> None:
     slow = FakeReader("slow", mode="slow")
-    corpus, services = _corpus(FakeReader("fast"), slow, timeout="5")
-    with trio.move_on_after(0.1) as scope:
-        await corpus.search("trio", 5)
-    assert scope.cancelled_caught
+    fixture = Fixture(FakeReader("fast"), slow)
+    service = fixture.services[1]
+    try:
+        async with trio.open_nursery() as nursery:
+            _in_background(nursery, lambda: fixture.corpus.search("trio", 5))
+            await slow.entered.wait()
+            await fixture.idle(fixture.services[0])
+            mock_clock.jump(TIMEOUT)
+        assert service.lock.borrowed_tokens == 1  # held by the thread inside "libzim"
+
+        # A second search cannot put another thread into that archive: it waits for the
+        # lock, and its own deadline leaves the library out again.
+        async with trio.open_nursery() as nursery:
+            again = _in_background(nursery, lambda: fixture.corpus.search("trio", 5))
+            await trio.testing.wait_all_tasks_blocked()
+            assert service.lock.statistics().tasks_waiting == 1
+            mock_clock.jump(TIMEOUT)
+        assert again[0].unavailable_libraries == ["slow"]
+    finally:
+        slow.release.set()
+    await fixture.all_idle()
+    assert (slow.calls, slow.max_inside) == (1, 1)  # only one thread ever ran in the archive
+    assert fixture.shared.borrowed_tokens == 0
+
+
+async def test_cancelling_a_search_leaves_no_lock_or_token_held(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    slow = FakeReader("slow", mode="slow")
+    fixture = Fixture(FakeReader("fast"), slow)
+    with trio.CancelScope() as caller:
+        async with trio.open_nursery() as nursery:
+            _in_background(nursery, lambda: fixture.corpus.search("trio", 5))
+            await slow.entered.wait()
+            caller.cancel()
     slow.release.set()
-    with trio.fail_after(10):
-        while (
-            any(s.lock.borrowed_tokens for s in services)
-            or services[0]._limiter.shared.borrowed_tokens
-        ):
-            await trio.sleep(0.01)
-    out = await corpus.search("trio", 5)  # everything usable again
+    await fixture.all_idle()
+    assert fixture.shared.borrowed_tokens == 0
+    assert [s.lock.borrowed_tokens for s in fixture.services] == [0, 0]
+    out = await fixture.corpus.search("trio", 5)  # everything usable again
     assert out.partial is False
 
 
-async def test_fetch_of_unknown_entry_is_not_found_naming_library_and_path() -> None:
-    corpus, _ = _corpus(FakeReader("alpha"))
+async def test_fetch_of_unknown_entry_is_not_found_naming_library_and_path(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    corpus = Fixture(FakeReader("alpha")).corpus
     with pytest.raises(CorpusError) as info:
         await corpus.fetch("corpus://alpha/Nope", None)
     assert info.value.code == "not_found"
     assert info.value.details == {"library": "alpha", "path": "Nope"}
 
 
-async def test_search_is_deterministic() -> None:
-    corpus, _ = _corpus(FakeReader("alpha"), FakeReader("beta"), FakeReader("gamma"))
-    first = await corpus.search("structured concurrency trio python", 10)
-    for _ in range(3):
-        again = await corpus.search("structured concurrency trio python", 10)
-        assert [r.ref for r in again.results] == [r.ref for r in first.results]
-
-
-async def test_a_repeated_query_is_answered_from_remembered_hits_but_failures_are_not() -> None:
-    good, broken = FakeReader("good"), FakeReader("broken", mode="raise")
-    corpus, _ = _corpus(good, broken)
+async def test_a_repeated_query_is_answered_from_remembered_hits(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    good = FakeReader("good")
+    corpus = Fixture(good).corpus
     first = await corpus.search("trio", 5)
-    calls = (good.calls, broken.calls)
+    calls = good.calls
     again = await corpus.search("trio", 5)
     assert [r.ref for r in again.results] == [r.ref for r in first.results]
-    assert good.calls == calls[0]  # no index search the second time
-    assert broken.calls > calls[1]  # a failure is tried again, never remembered
+    assert good.calls == calls  # no index search the second time
+
+
+async def test_a_failure_is_never_remembered(mock_clock: trio.testing.MockClock) -> None:
+    broken = FakeReader("broken", mode="raise")
+    corpus = Fixture(FakeReader("good"), broken).corpus
+    await corpus.search("trio", 5)
+    calls = broken.calls
+    again = await corpus.search("trio", 5)
+    assert broken.calls > calls  # tried again
     assert again.partial is True
-    await corpus.search("trio", 3)  # another limit is another question
-    assert good.calls > calls[0]
+
+
+async def test_another_limit_is_another_question(mock_clock: trio.testing.MockClock) -> None:
+    good = FakeReader("good")
+    corpus = Fixture(good).corpus
+    await corpus.search("trio", 5)
+    calls = good.calls
+    await corpus.search("trio", 3)
+    assert good.calls > calls

@@ -13,7 +13,7 @@ from corpus_mcp.config import load_manifest
 from corpus_mcp.corpus import Corpus, open_corpus
 from corpus_mcp.errors import CorpusError
 
-from .conftest import REAL_LIBRARIES, SHARED_ZIMS, settings_for
+from .conftest import NO_REAL_ARCHIVES, REAL_ARCHIVES_PRESENT, REAL_LIBRARIES, settings_for
 
 THREAD = "questions/3277367/how-does-pythons-super-work-with-multiple-inheritance"
 
@@ -138,7 +138,7 @@ async def test_unknown_sections_list_what_is_available(corpus: Corpus) -> None:
     assert {"id": "Early_life", "title": "Early life", "level": 2} in payload["available_sections"]
 
 
-@pytest.mark.skipif(not SHARED_ZIMS.is_dir(), reason="real archives not present")
+@pytest.mark.skipif(not REAL_ARCHIVES_PRESENT, reason=NO_REAL_ARCHIVES)
 @pytest.mark.parametrize("library", sorted(REAL_LIBRARIES))
 async def test_every_document_of_every_real_archive_fetches(corpus: Corpus, library: str) -> None:
     reader = corpus.library(library).service.reader

@@ -43,8 +43,6 @@ def test_diversify_alternates_with_limit_one_and_keeps_leftovers() -> None:
         diversify(items, lambda item: item[0], 0)
 
 
-def test_diversify_is_deterministic() -> None:
+def test_diversify_keeps_every_item() -> None:
     items = [f"{lib}{i}" for i in range(5) for lib in "aab"]
-    first = diversify(items, lambda item: item[0], 2)
-    assert all(diversify(items, lambda item: item[0], 2) == first for _ in range(5))
-    assert sorted(first) == sorted(items)
+    assert sorted(diversify(items, lambda item: item[0], 2)) == sorted(items)

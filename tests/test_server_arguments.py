@@ -86,9 +86,21 @@ def test_search_rejects(arguments: Any, mentions: str, settings: Settings) -> No
     assert '"query"' in message  # shows a correct call
 
 
-def test_search_rejects_a_query_that_is_long_after_cleaning(settings: Settings) -> None:
-    # 500 characters pass the schema's maxLength; the cleaned text is checked again.
+def test_search_accepts_a_query_of_exactly_the_limit(settings: Settings) -> None:
     assert validate_search({"query": "x" * MAX_QUERY_CHARS}, settings).query == "x" * 500
+
+
+def test_search_rejects_a_query_that_nfkc_makes_longer_than_the_limit(
+    settings: Settings,
+) -> None:
+    # 99 characters pass the schema's maxLength; NFKC spells out each U+FDFA (an Arabic
+    # ligature) as 18 characters, so the normalised query has 949.
+    with pytest.raises(CorpusError) as info:
+        validate_search({"query": " ".join(["\ufdfa"] * 50)}, settings)
+    assert info.value.code == "invalid_arguments"
+    assert "has 949 characters once Unicode-normalised (NFKC), more than 500" in (
+        info.value.message
+    )
 
 
 def test_fetch_accepts_a_ref_alone() -> None:

@@ -271,32 +271,66 @@ FETCH_OUTPUT = {
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_surface_is_two_tools_and_nothing_else(served: Served, mode: Any) -> None:
+async def test_the_server_offers_tools_and_no_prompts_or_resources(
+    served: Served, mode: Any
+) -> None:
     async with Client(served.url, mode=mode) as client:
         capabilities = client.server_capabilities
-        assert capabilities is not None
-        assert capabilities.tools is not None
-        assert capabilities.prompts is None
-        assert capabilities.resources is None
-        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-        for method in (client.list_prompts, client.list_resources):
-            with pytest.raises(MCPError) as caught:
-                await method()
-            assert caught.value.code == types.METHOD_NOT_FOUND
-    assert list(tools) == ["search", "fetch"]
-    pinned = {
-        "search": (SEARCH_INPUT, SEARCH_OUTPUT),
-        "fetch": (FETCH_INPUT, FETCH_OUTPUT),
+    assert capabilities is not None
+    offered = {
+        "tools": capabilities.tools is not None,
+        "prompts": capabilities.prompts is not None,
+        "resources": capabilities.resources is not None,
     }
-    for name, (input_schema, output_schema) in pinned.items():
-        tool = tools[name]
-        assert _structure(tool.input_schema) == input_schema
-        assert _structure(tool.output_schema) == output_schema
-        assert tool.title
-        assert tool.annotations is not None
-        assert tool.annotations.read_only_hint is True
-        assert tool.annotations.idempotent_hint is True
-        assert tool.annotations.open_world_hint is False
+    assert offered == {"tools": True, "prompts": False, "resources": False}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("listing", ["list_prompts", "list_resources"])
+async def test_prompts_and_resources_are_unknown_methods(
+    served: Served, mode: Any, listing: str
+) -> None:
+    async with Client(served.url, mode=mode) as client:
+        with pytest.raises(MCPError) as caught:
+            await getattr(client, listing)()
+    assert caught.value.code == types.METHOD_NOT_FOUND
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_tools_are_search_and_fetch_in_that_order(served: Served, mode: Any) -> None:
+    async with Client(served.url, mode=mode) as client:
+        tools = (await client.list_tools()).tools
+    assert [tool.name for tool in tools] == ["search", "fetch"]
+
+
+@pytest.mark.parametrize(
+    ("name", "input_schema", "output_schema"),
+    [("search", SEARCH_INPUT, SEARCH_OUTPUT), ("fetch", FETCH_INPUT, FETCH_OUTPUT)],
+)
+async def test_tool_schemas_are_the_pinned_ones(
+    served: Served, name: str, input_schema: dict[str, Any], output_schema: dict[str, Any]
+) -> None:
+    async with Client(served.url) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert _structure(tools[name].input_schema) == input_schema
+    assert _structure(tools[name].output_schema) == output_schema
+
+
+@pytest.mark.parametrize("name", ["search", "fetch"])
+async def test_tools_are_titled_read_only_idempotent_and_closed_world(
+    served: Served, name: str
+) -> None:
+    async with Client(served.url) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    tool = tools[name]
+    assert tool.title
+    assert tool.annotations is not None
+    hints = tool.annotations
+    assert (hints.read_only_hint, hints.idempotent_hint, hints.open_world_hint) == (
+        True,
+        True,
+        False,
+    )
 
 
 async def test_descriptions_teach_the_workflow_and_the_errors(served: Served) -> None:

@@ -88,6 +88,23 @@ def test_subtly_broken_archive_opens_but_fails_check(shared_zims: Path, kind: st
     assert ZimReader(invalid(shared_zims, kind)).check() is False
 
 
+def test_unreadable_metadata_fails_the_open_instead_of_reading_as_absent(
+    shared_zims: Path,
+) -> None:
+    # The metadata keys are listed but their cluster lies past the end of the file.
+    with pytest.raises(ZimOpenError) as caught:
+        ZimReader(invalid(shared_zims, "outofbounds_first_clusterptr"))
+    assert caught.value.reason == (
+        "metadata 'Scraper' is unreadable: Cannot read after the end of the reader"
+    )
+
+
+def test_absent_metadata_is_none(readers: dict[str, ZimReader]) -> None:
+    reader = readers[MINI_2022]
+    assert reader.metadata("Title") == "Wikipedia 100"
+    assert reader.metadata("No-such-key") is None
+
+
 def test_missing_file_fails_to_open(tmp_path: Path) -> None:
     with pytest.raises(ZimOpenError):
         ZimReader(tmp_path / "absent.zim")

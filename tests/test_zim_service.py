@@ -10,7 +10,7 @@ import pytest
 import trio
 import trio.testing
 
-from corpus_mcp.zim import ArchiveService, ChainedLimiter, ZimReader
+from corpus_mcp.zim import ArchiveService, ChainedLimiter, ZimReader, stop_if_abandoned
 
 MINI_2020 = "wikipedia_en_ray_charles_mini_2020-03.zim"
 
@@ -100,16 +100,44 @@ async def test_cancelled_wait_for_shared_token_gives_the_archive_back() -> None:
 # -- ArchiveService ----------------------------------------------------------------------------
 
 
-async def test_service_methods_call_the_reader(reader: ZimReader) -> None:
+async def test_run_calls_the_reader_in_a_worker_thread(reader: ZimReader) -> None:
     service = ArchiveService(reader, trio.CapacityLimiter(2))
     assert service.info is reader.info
-    assert (await service.resolve("Charles,_Ray")).path == "Ray_Charles"
-    assert await service.content("Ray_Charles") == reader.content("Ray_Charles")
-    assert (await service.suggest("ray char", 3))[0].path == "Charles,_Ray"
-    assert (await service.fulltext("ray charles", 2)).paths == reader.fulltext(
-        "ray charles", 2
-    ).paths
-    assert await service.check() is True
+
+    def resolve_in_thread() -> tuple[str, int]:
+        return reader.resolve("Charles,_Ray").path, threading.get_ident()
+
+    path, thread = await service.run(resolve_in_thread)
+    assert path == "Ray_Charles"
+    assert thread != threading.get_ident()
+
+
+def test_stop_if_abandoned_does_nothing_outside_a_worker_thread() -> None:
+    stop_if_abandoned()  # a direct call, as the gather functions get in unit tests
+
+
+async def test_stop_if_abandoned_stops_a_worker_whose_caller_gave_up(
+    reader: ZimReader, gates: list[Gate]
+) -> None:
+    service = ArchiveService(reader, trio.CapacityLimiter(2))
+    gate = new_gate(gates)
+    steps: list[str] = []
+
+    def job() -> None:
+        gate()
+        steps.append("first libzim call")
+        stop_if_abandoned()
+        steps.append("second libzim call")
+
+    with trio.CancelScope() as caller:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(service.run, job)
+            await gate.wait_started()
+            caller.cancel()
+    gate.released.set()
+    async with service.lock:  # taken once the abandoned thread has ended
+        pass
+    assert steps == ["first libzim call"]
 
 
 async def test_abandoned_call_keeps_archive_locked_until_thread_finishes(

@@ -39,6 +39,7 @@ from corpus_mcp.zim import (
     RedirectError,
     ZimReader,
     open_readers,
+    stop_if_abandoned,
 )
 
 log = logging.getLogger("corpus_mcp.corpus")
@@ -200,7 +201,7 @@ class Corpus:
             try:
                 found = await library.service.run(
                     lambda: collect_hits(
-                        reader, adapter, query, want, enough=limit, checkpoint=_checkpoint
+                        reader, adapter, query, want, enough=limit, checkpoint=stop_if_abandoned
                     )
                 )
                 found = msgspec.structs.replace(found, symbols=_symbol_hits(library, query))
@@ -413,14 +414,6 @@ async def open_corpus(settings: Settings, manifest: Manifest) -> AsyncIterator[C
     ]
     disabled = tuple(lib.name for lib in manifest.libraries if not lib.enabled)
     yield Corpus(settings, libraries, disabled)
-
-
-def _checkpoint() -> None:
-    """Between libzim calls in a worker: stop if the caller has given up."""
-    try:
-        trio.from_thread.check_cancelled()
-    except RuntimeError:  # called outside a trio worker thread
-        return
 
 
 def _symbol_hits(library: Library, query: str) -> list[Hit]:

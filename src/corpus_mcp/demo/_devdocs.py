@@ -49,41 +49,6 @@ class DocSet:
     licenses: str
 
 
-def p(text: str) -> str:
-    return text if text.startswith("<") else f"<p>{text}</p>"
-
-
-def pre(code: str, lang: str) -> str:
-    """DevDocs code block: plain text in ``pre[data-language]``."""
-    return f'<pre data-language="{lang}">{html.escape(code)}</pre>'
-
-
-def local_toc(*items: tuple[str, str]) -> str:
-    """Sphinx ``.contents`` after DevDocs unwrapped it: a bare list of same-page links."""
-    lis = "".join(f'<li><a href="#{anchor}">{text}</a></li>' for anchor, text in items)
-    return f"<ul>{lis}</ul>"
-
-
-def section(anchor: str, heading: str, *blocks: str, level: int = 2) -> str:
-    """Sphinx section after DevDocs' Python filter: the id sits on ``section``, not ``hN``."""
-    inner = "".join(p(b) for b in blocks)
-    return f'<section id="{anchor}"><h{level}>{heading}</h{level}>{inner}</section>'
-
-
-def heading(anchor: str, text: str, *blocks: str, level: int = 2) -> str:
-    """cppreference-style heading carrying its own id, followed by its blocks."""
-    return f'<h{level} id="{anchor}">{text}</h{level}>' + "".join(p(b) for b in blocks)
-
-
-def api(anchor: str, signature: str, *blocks: str, kind: str = "function") -> str:
-    """Sphinx API entry: ``dl.py.<kind> > dt[id]`` (the anchor navbar.json points at)."""
-    inner = "".join(p(b) for b in blocks)
-    return (
-        f'<dl class="py {kind}"><dt class="sig sig-object py" id="{anchor}">'
-        f"<code>{html.escape(signature)}</code></dt><dd>{inner}</dd></dl>"
-    )
-
-
 def _attribution(docs: DocSet, page: DocPage) -> str:
     url = docs.source_url + ("" if page.path == "index" else page.path + docs.source_suffix)
     return (

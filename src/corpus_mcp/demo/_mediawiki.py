@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import html
 import re
-import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -106,23 +105,6 @@ def code_block(lang: str, source: str) -> str:
     return (
         f'<div class="mw-highlight mw-highlight-lang-{lang} mw-content-ltr" dir="ltr">'
         f"<pre>{html.escape(source)}</pre></div>"
-    )
-
-
-def math(tex: str, *, display: bool = False, asset: str = "") -> str:
-    """Math extension markup: MathML with a TeX annotation plus the SVG fallback image."""
-    mode = "display" if display else "inline"
-    wrapped = html.escape("{\\displaystyle " + tex + "}")
-    src = f"./_assets_/{asset or format(zlib.crc32(tex.encode()), '08x')}.svg"
-    return (
-        f'<span class="mwe-math-element mwe-math-element-{mode}">'
-        f'<span class="mwe-math-mathml-{mode} mwe-math-mathml-a11y" style="display: none;">'
-        f'<math xmlns="http://www.w3.org/1998/Math/MathML" alttext="{wrapped}">'
-        f"<semantics><mrow><mi>{html.escape(tex)}</mi></mrow>"
-        f'<annotation encoding="application/x-tex">{wrapped}</annotation>'
-        f"</semantics></math></span>"
-        f'<img src="{src}" class="mwe-math-fallback-image-{mode} mw-invert skin-invert" '
-        f'aria-hidden="true" alt="{wrapped}"></span>'
     )
 
 

@@ -10,6 +10,7 @@ correct call, because its reader is an agent that will retry.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
@@ -59,16 +60,18 @@ def _convert(
 def validate_search(arguments: Mapping[str, Any] | None, settings: Settings) -> SearchRequest:
     """Check ``search`` arguments; a limit above ``search_max_limit`` is lowered to it."""
     args = _convert("search", arguments, SearchArgs, _SEARCH_EXAMPLE)
-    # The corpus's own normalisation (control and format characters out, whitespace
+    # The corpus's own normalisation (control and format characters out, NFKC, whitespace
     # collapsed), without its length cut: an overlong query is an error, not a surprise.
-    query = normalise_query(args.query, max_chars=len(args.query))
+    # The schema bounds the raw text; NFKC can make it longer (a ligature or an Arabic
+    # honorific becomes several letters), so the normalised text is checked again.
+    query = normalise_query(args.query, max_chars=sys.maxsize)
     if not query:
         raise _invalid("search", "`query` is empty; give some keywords", _SEARCH_EXAMPLE)
     if len(query) > MAX_QUERY_CHARS:
         raise _invalid(
             "search",
-            f"`query` has {len(query)} characters, more than {MAX_QUERY_CHARS}; "
-            "use a few keywords instead of a passage",
+            f"`query` has {len(query)} characters once Unicode-normalised (NFKC), more "
+            f"than {MAX_QUERY_CHARS}; use a few keywords instead of a passage",
             _SEARCH_EXAMPLE,
         )
     limit = settings.search_limit if args.limit is msgspec.UNSET else args.limit

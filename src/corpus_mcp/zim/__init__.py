@@ -23,7 +23,13 @@ from corpus_mcp.zim.reader import (
     detect_family,
     snapshot_of,
 )
-from corpus_mcp.zim.service import ArchiveService, ChainedLimiter, OpenFailure, open_readers
+from corpus_mcp.zim.service import (
+    ArchiveService,
+    ChainedLimiter,
+    OpenFailure,
+    open_readers,
+    stop_if_abandoned,
+)
 
 __all__ = [
     "MAX_REDIRECT_HOPS",
@@ -44,4 +50,5 @@ __all__ = [
     "normalise_path",
     "open_readers",
     "snapshot_of",
+    "stop_if_abandoned",
 ]

@@ -147,6 +147,7 @@ class ZimReader:
         self.file = os.fspath(path)
         try:
             self._archive: Any = Archive(self.file)
+            self._metadata_keys = frozenset(self._archive.metadata_keys)
         except Exception as exc:  # libzim raises RuntimeError/OSError variants
             raise ZimOpenError(_reason(exc)) from exc
         self._searcher: Any = None
@@ -168,10 +169,19 @@ class ZimReader:
     # -- metadata ---------------------------------------------------------------------
 
     def metadata(self, key: str) -> str | None:
-        try:
-            return bytes(self._archive.get_metadata(key)).decode("utf-8", "replace").strip()
-        except Exception:
+        """The archive's ``key`` metadata as text, or None when the archive has none.
+
+        Absence is read from the archive's list of keys, not from an exception: libzim
+        raises the same RuntimeError for a missing key as for a corrupt one, and a corrupt
+        archive must not pass for one without metadata (it raises :class:`ZimError`).
+        """
+        if key not in self._metadata_keys:
             return None
+        try:
+            value = self._archive.get_metadata(key)
+        except (RuntimeError, OSError) as exc:  # what libzim's C++ exceptions become
+            raise ZimError(f"metadata {key!r} is unreadable: {_reason(exc)}") from exc
+        return bytes(value).decode("utf-8", "replace").strip()
 
     def _read_info(self) -> ArchiveInfo:
         a = self._archive
@@ -207,16 +217,21 @@ class ZimReader:
                 new_namespace_scheme=bool(a.has_new_namespace_scheme),
                 main_path=main_path,
             )
-        except ZimError:
-            raise
+        except ZimError as exc:
+            raise ZimOpenError(exc.reason) from exc
         except Exception as exc:
             raise ZimOpenError(_reason(exc)) from exc
 
     def check(self) -> bool:
-        """libzim's full integrity check (checksum, dirents, clusters, indexes)."""
+        """libzim's full integrity check (checksum, dirents, clusters, indexes).
+
+        libzim answers False for the damage it looks for; an error it raises while
+        reading is damage too, so it also fails the check. Anything else is a bug and
+        propagates.
+        """
         try:
             return bool(self._archive.check())
-        except Exception:
+        except (RuntimeError, OSError):  # what libzim's C++ exceptions become
             return False
 
     # -- search -----------------------------------------------------------------------

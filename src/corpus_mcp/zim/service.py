@@ -20,13 +20,7 @@ from typing import TypeVar, cast
 import trio
 
 from corpus_mcp.zim.errors import ZimOpenError
-from corpus_mcp.zim.reader import (
-    ArchiveInfo,
-    ResolvedEntry,
-    SearchPage,
-    Suggestion,
-    ZimReader,
-)
+from corpus_mcp.zim.reader import ArchiveInfo, ZimReader
 
 T = TypeVar("T")
 
@@ -57,16 +51,21 @@ class ChainedLimiter:
             self.per_archive.release_on_behalf_of(borrower)
 
 
-def _skip_if_abandoned() -> None:
-    """In a worker that finally got the archive after its caller gave up, do nothing."""
+def stop_if_abandoned() -> None:
+    """In a worker thread, raise ``trio.Cancelled`` once the calling task has given up.
+
+    Called before a worker starts (it may have waited long for the archive) and between
+    libzim calls of a longer job, so an abandoned worker does no more work than the
+    call it is in. Outside a trio worker thread (a direct call) it does nothing.
+    """
     try:
         trio.from_thread.check_cancelled()
-    except RuntimeError:  # not in a trio worker thread (direct call)
+    except RuntimeError:  # not in a trio worker thread
         return
 
 
 class ArchiveService:
-    """One open archive, called from trio. Methods mirror :class:`ZimReader`."""
+    """One open archive, called from trio: ``run`` any work on its :class:`ZimReader`."""
 
     def __init__(self, reader: ZimReader, shared: trio.CapacityLimiter) -> None:
         self.reader = reader
@@ -85,28 +84,13 @@ class ArchiveService:
         """
 
         def call() -> T:
-            _skip_if_abandoned()
+            stop_if_abandoned()
             return fn()
 
         # trio accepts any object with acquire/release_on_behalf_of as a limiter; its
         # stubs name CapacityLimiter only.
         limiter = cast(trio.CapacityLimiter, self._limiter)
         return await trio.to_thread.run_sync(call, limiter=limiter, abandon_on_cancel=True)
-
-    async def fulltext(self, query: str, limit: int, offset: int = 0) -> SearchPage:
-        return await self.run(lambda: self.reader.fulltext(query, limit, offset))
-
-    async def suggest(self, query: str, limit: int) -> list[Suggestion]:
-        return await self.run(lambda: self.reader.suggest(query, limit))
-
-    async def resolve(self, path: str) -> ResolvedEntry:
-        return await self.run(lambda: self.reader.resolve(path))
-
-    async def content(self, path: str) -> bytes:
-        return await self.run(lambda: self.reader.content(path))
-
-    async def check(self) -> bool:
-        return await self.run(self.reader.check)
 
 
 class OpenFailure(Exception):
