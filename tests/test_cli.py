@@ -90,7 +90,7 @@ ABSENT = ("later", "qa/absent.zim", "mediawiki", False)
 def test_help_documents_commands_and_every_variable() -> None:
     result = run("--help")
     assert result.code == 0
-    for word in ("serve", "validate", "list", "CORPUS_ROOT", "SEARCH_TIMEOUT", "ZIM_CHECK"):
+    for word in ("serve", "stdio", "validate", "list", "CORPUS_ROOT", "SEARCH_TIMEOUT"):
         assert word in result.stdout
     assert "(default: /config/corpus.toml)" in result.stdout
     assert "exit codes: 0 ok, 1 a library failed validation, 2 invalid configuration" in (
@@ -122,7 +122,7 @@ def test_missing_command_is_a_usage_error() -> None:
 # -- configuration errors --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", ["validate", "list", "serve"])
+@pytest.mark.parametrize("command", ["validate", "list", "serve", "stdio"])
 def test_invalid_settings_exit_2(tmp_path: Path, root: Path, command: str) -> None:
     env = settings(root, manifest(tmp_path, DEMO), ZIM_CHECK="maybe", SEARCH_LIMIT="11")
     result = run(command, env=env)

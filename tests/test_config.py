@@ -41,7 +41,7 @@ def test_defaults_are_the_documented_ones() -> None:
     assert load_settings({}) == Settings(
         corpus_root=Path("/corpus"),
         corpus_config=Path("/config/corpus.toml"),
-        mcp_host="0.0.0.0",
+        mcp_host="127.0.0.1",
         mcp_port=8000,
         search_limit=5,
         search_max_limit=10,

@@ -223,6 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, summary in (
         ("serve", "open every enabled library and serve MCP on MCP_HOST:MCP_PORT"),
+        ("stdio", "open every enabled library and serve MCP on stdin/stdout (for MCP hosts)"),
         ("validate", "open every enabled library, print its metadata; non-zero exit on failure"),
         ("list", "list all configured libraries (disabled too) without opening archives"),
     ):
@@ -242,6 +243,12 @@ def _serve(settings: Settings, manifest: Manifest) -> int:
     return server_main(settings, manifest)
 
 
+def _stdio(settings: Settings, manifest: Manifest) -> int:
+    from corpus_mcp.server.stdio import main as stdio_main  # noqa: PLC0415 (heavy; stdio only)
+
+    return stdio_main(settings, manifest)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand; return the process exit code."""
     args = build_parser().parse_args(argv)
@@ -255,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_CONFIG
     if args.command == "serve":
         return _serve(settings, manifest)
+    if args.command == "stdio":
+        return _stdio(settings, manifest)
     if args.command == "validate":
         return validate(settings, manifest, sys.stdout, sys.stderr)
     return list_libraries(manifest, sys.stdout)

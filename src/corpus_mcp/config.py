@@ -53,7 +53,7 @@ class EnvVariable(msgspec.Struct, frozen=True):
 ENV_VARIABLES: tuple[EnvVariable, ...] = (
     EnvVariable("CORPUS_ROOT", "/corpus", "folder holding the ZIM archives"),
     EnvVariable("CORPUS_CONFIG", "/config/corpus.toml", "the library manifest"),
-    EnvVariable("MCP_HOST", "0.0.0.0", "address the HTTP server binds"),
+    EnvVariable("MCP_HOST", "127.0.0.1", "address the HTTP server binds (the image: 0.0.0.0)"),
     EnvVariable("MCP_PORT", "8000", "port the HTTP server binds (1-65535)"),
     EnvVariable("SEARCH_LIMIT", "5", "results per search when the agent gives no limit"),
     EnvVariable("SEARCH_MAX_LIMIT", "10", "largest limit an agent may ask for"),
