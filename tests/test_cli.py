@@ -12,7 +12,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from corpus_mcp.cli import human_size, render_table
+from corpus_mcp.console import human_size, render_table
 from corpus_mcp.zim.writer import Page, write_zim
 
 CORPUS_MCP = Path(sys.executable).parent / "corpus-mcp"

@@ -209,6 +209,18 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     return settings
 
 
+def init_paths(
+    source: Path | None, output: Path | None, environ: Mapping[str, str] | None = None
+) -> tuple[Path, Path]:
+    """What ``corpus-mcp init`` reads and writes when not told: CORPUS_ROOT and
+    CORPUS_CONFIG when they are set, else ``./corpus`` and ``./corpus.toml`` (the layout
+    ``make`` and the compose file use), rather than the image's ``/corpus`` defaults."""
+    env = os.environ if environ is None else environ
+    default_source = Path(env.get("CORPUS_ROOT", "").strip() or "corpus")
+    default_output = Path(env.get("CORPUS_CONFIG", "").strip() or "corpus.toml")
+    return (source or default_source).absolute(), (output or default_output).absolute()
+
+
 # -- manifest -------------------------------------------------------------------------
 
 
