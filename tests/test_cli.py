@@ -24,7 +24,9 @@ class Run(msgspec.Struct, frozen=True):
     stderr: str
 
 
-def run(*args: str, env: dict[str, str] | None = None, module: bool = False) -> Run:
+def run(
+    *args: str, env: dict[str, str] | None = None, module: bool = False, cwd: Path | None = None
+) -> Run:
     """Run the installed console script with only the given settings in its environment."""
     clean = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
     command = [sys.executable, "-m", "corpus_mcp"] if module else [str(CORPUS_MCP)]
@@ -34,6 +36,7 @@ def run(*args: str, env: dict[str, str] | None = None, module: bool = False) -> 
         capture_output=True,
         text=True,
         check=False,
+        cwd=cwd,
         timeout=120,  # a hang must fail the test, not the run; never reached when healthy
     )
     return Run(done.returncode, done.stdout, done.stderr)

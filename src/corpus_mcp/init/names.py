@@ -128,8 +128,12 @@ def readable_base(identity: Identity) -> str:
 Dimension = Callable[[Identity], str]
 DIMENSIONS: tuple[Dimension, ...] = (
     lambda identity: identity.language,
-    # The project-wide selection ("all") says nothing; DevDocs' selection is in the base.
-    lambda identity: "" if identity.project.lower() in _DEVDOCS else identity.selection,
+    # The whole project ("all") needs no suffix; DevDocs' selection is in the base.
+    lambda identity: (
+        ""
+        if identity.project.lower() in _DEVDOCS or identity.selection.lower() == "all"
+        else identity.selection
+    ),
     lambda identity: identity.flavour,
     lambda identity: identity.snapshot,
 )

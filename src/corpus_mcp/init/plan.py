@@ -112,9 +112,9 @@ def plan_libraries(archives: Sequence[Archive]) -> tuple[list[Entry], list[Skipp
         reason = None
         if newest is not archive:
             reason = (
-                f"{_variant(archive, identities)} of the library in {newest.path} "
-                f"({_variant(newest, identities)}), which is enabled: both would answer "
-                "every query"
+                f"the same library (Name {identities[archive.path].key}) as {newest.path}, "
+                f"which is enabled: this is {_variant(archive, identities)}, that "
+                f"{_variant(newest, identities)}; both enabled would answer every query twice"
             )
         elif archive.info.family is None:
             reason = _unknown_family(archive.info)
@@ -133,7 +133,7 @@ def plan_libraries(archives: Sequence[Archive]) -> tuple[list[Entry], list[Skipp
 
 def _variant(archive: Archive, identities: dict[str, Identity]) -> str:
     flavour = identities[archive.path].flavour
-    return f"snapshot {archive.info.snapshot or 'undated'}" + (f", {flavour}" if flavour else "")
+    return f"snapshot {archive.info.snapshot or 'undated'}" + (f" ({flavour})" if flavour else "")
 
 
 def _wanted_name(
