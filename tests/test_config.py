@@ -413,8 +413,8 @@ def test_all_library_errors_are_reported_together(tmp_path: Path, root: Path) ->
     assert "library #3 'math': field 'path'" in lines[4]
 
 
-def test_shipped_corpus_toml_documents_the_default_layout() -> None:
-    manifest = load_manifest(ROOT / "corpus.toml", Path("/corpus"), check_files=False)
+def test_shipped_example_manifest_documents_the_default_layout() -> None:
+    manifest = load_manifest(ROOT / "corpus.example.toml", Path("/corpus"), check_files=False)
     by_name = {lib.name: lib for lib in manifest.libraries}
     assert by_name["wikipedia"].path == "wikipedia/wikipedia_en_all_maxi_2026-05.zim"
     assert by_name["wikipedia"].file == Path("/corpus/wikipedia/wikipedia_en_all_maxi_2026-05.zim")

@@ -29,7 +29,7 @@ from corpus_mcp.config import (
     load_manifest,
     load_settings,
 )
-from corpus_mcp.console import human_size, render_table
+from corpus_mcp.console import Progress, human_size, render_table
 from corpus_mcp.zim import ArchiveInfo, ZimOpenError, ZimReader
 
 EXIT_OK = 0
@@ -126,7 +126,14 @@ def _validate_row(report: LibraryReport, check: bool) -> list[str]:
 
 def validate(settings: Settings, manifest: Manifest, out: TextIO, err: TextIO) -> int:
     """Open every enabled library, print one table row each, then warnings and failures."""
-    reports = [inspect_library(lib, settings.zim_check, err) for lib in manifest.enabled]
+    reports = []
+    opening = Progress(err, "opening library", len(manifest.enabled))
+    for done, library in enumerate(manifest.enabled):
+        opening.step(done, f"{library.name} ({library.path})")
+        if settings.zim_check:
+            opening.close()  # the check reports on lines of its own
+        reports.append(inspect_library(library, settings.zim_check, err))
+    opening.close()
     headers = ["library", "adapter", "file", "size", "entries", "articles", "snapshot"]
     headers += ["language", "scraper", "full-text index", "title index"]
     headers += ["check"] if settings.zim_check else []
