@@ -1,4 +1,5 @@
-"""The real ``corpus-mcp`` console script: output and exit codes of validate, list, help."""
+"""The real ``corpus-mcp`` console script: output and exit codes of validate, list, help
+(search and fetch: test_cli_tools.py; init: test_cli_init.py; stdio: test_server_stdio.py)."""
 
 from __future__ import annotations
 
@@ -96,7 +97,7 @@ def test_help_documents_commands_and_every_variable() -> None:
     for word in ("serve", "stdio", "validate", "list", "CORPUS_ROOT", "SEARCH_TIMEOUT"):
         assert word in result.stdout
     assert "(default: /config/corpus.toml)" in result.stdout
-    assert "exit codes: 0 ok, 1 a library failed validation, 2 invalid configuration" in (
+    assert "exit codes: 0 ok, 1 a library failed validation, a tool error (search, fetch)" in (
         result.stdout
     )
 

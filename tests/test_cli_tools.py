@@ -135,13 +135,8 @@ def test_verbose_logs_the_call_on_stderr(demo_corpus: Path) -> None:
     assert "tool=" not in result.stdout
 
 
-def test_a_corpus_that_cannot_be_opened_exits_1(tmp_path: Path) -> None:
-    (tmp_path / "broken.zim").write_bytes(b"not a ZIM archive" * 8)
-    manifest = tmp_path / "corpus.toml"
-    manifest.write_text(
-        'version = 1\n[[library]]\nname = "brokenlib"\npath = "broken.zim"\nadapter = "mediawiki"\n'
-    )
-    result = run("search", "python", env=settings(manifest))
+def test_a_corpus_that_cannot_be_opened_exits_1(unopenable_corpus: Path) -> None:
+    result = run("search", "python", env=settings(unopenable_corpus))
     assert result.code == 1
     assert "corpus-mcp search: cannot open the corpus: library 'brokenlib'" in result.stderr
     assert "Traceback" not in result.stderr

@@ -274,13 +274,10 @@ def test_archives_are_opened_and_checked_before_anything_is_answered(
     assert max(checked) < serving_at
 
 
-def test_a_corpus_that_cannot_be_opened_answers_nothing_and_exits_1(tmp_path: Path) -> None:
-    (tmp_path / "broken.zim").write_bytes(b"not a ZIM archive" * 8)
-    manifest = tmp_path / "corpus.toml"
-    manifest.write_text(
-        'version = 1\n[[library]]\nname = "brokenlib"\npath = "broken.zim"\nadapter = "mediawiki"\n'
-    )
-    with started(manifest, tmp_path) as server:
+def test_a_corpus_that_cannot_be_opened_answers_nothing_and_exits_1(
+    unopenable_corpus: Path, tmp_path: Path
+) -> None:
+    with started(unopenable_corpus, tmp_path) as server:
         server.send(INITIALIZE)
         assert server.wait() == 1
         assert server.stdout.read() == b""

@@ -1,9 +1,12 @@
-"""The ``corpus-mcp`` command: ``serve``, ``validate`` and ``list``.
+"""The ``corpus-mcp`` command: ``serve``, ``stdio``, ``validate``, ``list``, ``search``,
+``fetch`` and ``init``.
 
 All configuration comes from the environment (:func:`corpus_mcp.config.load_settings`)
-so the same image runs unchanged under compose, ``make run`` and CI. Exit codes: 0 on
-success, 1 when ``validate`` finds a failing library, 2 for invalid settings or manifest
-(and argparse usage errors).
+so the same image runs unchanged under compose, ``make run``, an MCP host and CI; only
+``init`` works without a manifest (it writes one). Exit codes: 0 on success, 1 when
+``validate`` finds a failing library, a tool answers with an error, the corpus cannot
+be opened or ``init`` wrote nothing, 2 for invalid settings or manifest (and argparse
+usage errors).
 """
 
 from __future__ import annotations
@@ -188,10 +191,12 @@ def _environment_help() -> str:
         "",
         "booleans accept true/false, 1/0, yes/no, on/off (any case).",
         "corpus.toml: version = 1 and [[library]] tables with name, path (relative to",
-        "CORPUS_ROOT), adapter (mediawiki | devdocs | stackexchange), enabled (default true).",
+        "CORPUS_ROOT), adapter (mediawiki | devdocs | stackexchange), enabled (default true);",
+        "corpus-mcp init writes one for a folder of ZIM archives or a Kiwix library.xml.",
         f"library names: {LIBRARY_NAME_RULE}; they appear in refs corpus://<name>/<path>.",
         "",
-        "exit codes: 0 ok, 1 a library failed validation, 2 invalid configuration.",
+        "exit codes: 0 ok, 1 a library failed validation, a tool error (search, fetch), a",
+        "corpus that cannot be opened or nothing written (init), 2 invalid configuration.",
     ]
     return "\n".join(lines)
 

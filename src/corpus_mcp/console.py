@@ -33,6 +33,11 @@ def render_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(line(cells).rstrip() for cells in (headers, separator, *rows))
 
 
+def shorten(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis, for a table column."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 PROGRESS_INTERVAL_SECONDS = 5.0
 """Off a terminal, at most one progress line this often (a short job prints none)."""
 

@@ -23,7 +23,7 @@ import msgspec
 import trio
 
 from corpus_mcp.config import Manifest, Settings
-from corpus_mcp.console import render_table
+from corpus_mcp.console import render_table, shorten
 from corpus_mcp.corpus import open_corpus
 from corpus_mcp.server import ToolError, ToolHandlers
 from corpus_mcp.server.serve import configure_logging
@@ -64,10 +64,6 @@ def tool_json(value: msgspec.Struct | dict[str, Any]) -> str:
     return msgspec.json.encode(msgspec.to_builtins(value)).decode()
 
 
-def _shorten(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 def render_search(output: SearchOutput) -> str:
     """A results table, then each result's ref, snippet and section hints."""
     if not output.results:
@@ -76,7 +72,7 @@ def render_search(output: SearchOutput) -> str:
         rows = [
             [
                 str(rank),
-                _shorten(result.title, TITLE_COLUMN_CHARS),
+                shorten(result.title, TITLE_COLUMN_CHARS),
                 result.library,
                 result.kind,
                 result.snapshot or "-",

@@ -20,7 +20,7 @@ from typing import TextIO
 import msgspec
 
 from corpus_mcp.config import ConfigError, load_manifest
-from corpus_mcp.console import Progress, render_table
+from corpus_mcp.console import Progress, render_table, shorten
 from corpus_mcp.init.plan import Archive, Entry, plan_libraries
 from corpus_mcp.init.render import render_manifest
 from corpus_mcp.init.sources import InitError, Skipped, Sources, find_sources
@@ -152,10 +152,6 @@ def write_manifest(source: Path, output: Path, *, force: bool, progress: TextIO)
     return Written(manifest=output, root=sources.root, entries=entries, skipped=skipped)
 
 
-def _shorten(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 def report(written: Written, out: TextIO, err: TextIO) -> None:
     """The libraries written, what was left out (stderr), and how to serve the result."""
     rows = [
@@ -163,7 +159,7 @@ def report(written: Written, out: TextIO, err: TextIO) -> None:
             entry.name,
             entry.adapter,
             "yes" if entry.enabled else "no",
-            _shorten(entry.info.title, TITLE_COLUMN_CHARS),
+            shorten(entry.info.title, TITLE_COLUMN_CHARS),
             entry.path,
         ]
         for entry in written.entries

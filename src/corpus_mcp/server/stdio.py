@@ -118,43 +118,55 @@ async def _read_frames(
 ) -> None:
     """stdin -> the session, line by line; at EOF, close it once every request is answered."""
     async with incoming, refusals:
-        while True:
-            line = await trio.to_thread.run_sync(
-                wire_in.readline, MAX_LINE_BYTES + 1, abandon_on_cancel=True
-            )
-            if not line:
-                log.info("stdio: end of input")
-                with trio.move_on_after(DRAIN_SECONDS) as draining:
-                    await outstanding.wait_all_answered()
-                if draining.cancelled_caught:
-                    log.warning(
-                        "stdio: requests still unanswered after %d s: stopping", DRAIN_SECONDS
-                    )
-                return
-            if len(line) > MAX_LINE_BYTES:
-                if not line.endswith(b"\n"):
-                    await trio.to_thread.run_sync(
-                        _discard_rest_of_line, wire_in, abandon_on_cancel=True
-                    )
-                log.info("stdio message refused: longer than %d bytes", MAX_LINE_BYTES)
-                too_long = f"Invalid Request: message longer than {MAX_LINE_BYTES} bytes"
-                await refusals.send(_error_frame(types.INVALID_REQUEST, too_long))
-                continue
-            if not line.strip():
-                continue
-            parsed = parse_frame(line)
-            if isinstance(parsed, tuple):
-                frame, reason = parsed
-                log.info("stdio message refused: %s", reason)
-                await refusals.send(frame)
-                continue
-            message = parsed.message
-            if isinstance(message, types.JSONRPCRequest):
-                outstanding.add(message.id)
-            elif isinstance(message, types.JSONRPCNotification) and message.method == CANCELLED:
-                # A cancelled request gets no answer: EOF must not wait for one.
-                outstanding.answered((message.params or {}).get("requestId"))
-            await incoming.send(parsed)
+        try:
+            await _read_lines(wire_in, incoming, refusals, outstanding)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            return  # the session ended on its own; nothing is left to read for
+
+
+async def _read_lines(
+    wire_in: BinaryIO,
+    incoming: MemoryObjectSendStream[Incoming],
+    refusals: MemoryObjectSendStream[SessionMessage],
+    outstanding: Outstanding,
+) -> None:
+    """One message a line; refusals are answered here; returns at EOF once the requests
+    already read are answered."""
+    while True:
+        line = await trio.to_thread.run_sync(
+            wire_in.readline, MAX_LINE_BYTES + 1, abandon_on_cancel=True
+        )
+        if not line:
+            log.info("stdio: end of input")
+            with trio.move_on_after(DRAIN_SECONDS) as draining:
+                await outstanding.wait_all_answered()
+            if draining.cancelled_caught:
+                log.warning("stdio: requests still unanswered after %d s: stopping", DRAIN_SECONDS)
+            return
+        if len(line) > MAX_LINE_BYTES:
+            if not line.endswith(b"\n"):
+                await trio.to_thread.run_sync(
+                    _discard_rest_of_line, wire_in, abandon_on_cancel=True
+                )
+            log.info("stdio message refused: longer than %d bytes", MAX_LINE_BYTES)
+            too_long = f"Invalid Request: message longer than {MAX_LINE_BYTES} bytes"
+            await refusals.send(_error_frame(types.INVALID_REQUEST, too_long))
+            continue
+        if not line.strip():
+            continue
+        parsed = parse_frame(line)
+        if isinstance(parsed, tuple):
+            frame, reason = parsed
+            log.info("stdio message refused: %s", reason)
+            await refusals.send(frame)
+            continue
+        message = parsed.message
+        if isinstance(message, types.JSONRPCRequest):
+            outstanding.add(message.id)
+        elif isinstance(message, types.JSONRPCNotification) and message.method == CANCELLED:
+            # A cancelled request gets no answer: EOF must not wait for one.
+            outstanding.answered((message.params or {}).get("requestId"))
+        await incoming.send(parsed)
 
 
 def _write_line(wire_out: BinaryIO, frame: bytes) -> None:
