@@ -7,23 +7,25 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-# Local runs: a ./corpus folder (with ./corpus.toml) when there is one, else the demo corpus.
+# Local runs: the archives in ./corpus (or CORPUS_ROOT) described by ./corpus.toml (or
+# CORPUS_CONFIG; `make init` writes it), else the demo corpus.
 DEMO_DIR := $(CURDIR)/.demo-corpus
 HAS_LOCAL_CORPUS := $(wildcard corpus/.)
 LOCAL_ROOT := $(or $(CORPUS_ROOT),$(if $(HAS_LOCAL_CORPUS),$(CURDIR)/corpus,$(DEMO_DIR)))
-LOCAL_CONFIG := $(or $(CORPUS_CONFIG),$(if $(HAS_LOCAL_CORPUS),$(CURDIR)/corpus.toml,$(DEMO_DIR)/corpus.toml))
-LOCAL_ENV := CORPUS_ROOT=$(LOCAL_ROOT) CORPUS_CONFIG=$(LOCAL_CONFIG) MCP_HOST=$(or $(MCP_HOST),127.0.0.1)
+LOCAL_CONFIG := $(or $(CORPUS_CONFIG),$(if $(filter $(DEMO_DIR),$(LOCAL_ROOT)),$(DEMO_DIR)/corpus.toml,$(CURDIR)/corpus.toml))
+LOCAL_ENV := CORPUS_ROOT="$(LOCAL_ROOT)" CORPUS_CONFIG="$(LOCAL_CONFIG)"
+INIT_COMMAND := $(BIN)/corpus-mcp init "$(LOCAL_ROOT)" --output "$(LOCAL_CONFIG)"
 
 # Container engine: podman (default) or docker.
 ENGINE ?= podman
 export ENGINE
 
-.PHONY: help venv run serve demo test lint format validate-corpus corpus-list bench relevance \
-        lock upgrade-lock check-lock \
-        build start stop down restart logs ps clean
+.PHONY: help venv run serve demo manifest init test lint format validate-corpus corpus-list \
+        bench relevance lock upgrade-lock check-lock build start stop down restart logs ps clean
 
 help:
 	@echo "make run              serve MCP at http://127.0.0.1:8000/mcp (demo corpus if none configured)"
+	@echo "make init [FORCE=1]   write ./corpus.toml for the ZIM archives in ./corpus (corpus-mcp init)"
 	@echo "make test             run the whole test suite"
 	@echo "make lint | format    ruff + mypy strict | ruff format and fixes"
 	@echo "make validate-corpus  open and check every enabled library (ENGINE=... for the container image)"
@@ -85,19 +87,34 @@ demo: $(STAMP)
 	  echo "no ./corpus folder: building the demo corpus in $(DEMO_DIR)"; \
 	  $(BIN)/python -m corpus_mcp.demo $(DEMO_DIR); fi
 
-run: demo
+# Archives without a manifest: write it when asked (make run INIT=1), else say how.
+manifest: $(STAMP)
+	@if [ "$(LOCAL_ROOT)" != "$(DEMO_DIR)" ] && [ ! -e "$(LOCAL_CONFIG)" ]; then \
+	  if [ -n "$(INIT)" ]; then $(INIT_COMMAND); else \
+	    echo "no manifest at $(LOCAL_CONFIG) for the archives in $(LOCAL_ROOT); write it with" >&2; \
+	    echo "  make init          (runs: corpus-mcp init $(LOCAL_ROOT) --output $(LOCAL_CONFIG))" >&2; \
+	    echo "  make run INIT=1    (writes it, then serves)" >&2; \
+	    exit 1; fi; fi
+
+init: $(STAMP)
+	@if [ "$(LOCAL_ROOT)" = "$(DEMO_DIR)" ]; then \
+	  echo "make init: no ./corpus folder; put your ZIM archives in ./corpus or set CORPUS_ROOT" >&2; \
+	  exit 1; fi
+	$(INIT_COMMAND) $(if $(FORCE),--force)
+
+run: demo manifest
 	$(LOCAL_ENV) $(BIN)/corpus-mcp serve
 
 serve: run
 
-validate-corpus: demo
+validate-corpus: demo manifest
 ifeq ($(origin ENGINE),command line)
 	CORPUS_ROOT=$(LOCAL_ROOT) CORPUS_CONFIG=$(LOCAL_CONFIG) container/compose.sh validate
 else
 	$(LOCAL_ENV) $(BIN)/corpus-mcp validate
 endif
 
-corpus-list: demo
+corpus-list: demo manifest
 ifeq ($(origin ENGINE),command line)
 	CORPUS_ROOT=$(LOCAL_ROOT) CORPUS_CONFIG=$(LOCAL_CONFIG) container/compose.sh list
 else

@@ -9,7 +9,10 @@
 #   4. a real MCP search and fetch through the published port (scripts/smoke_client.py),
 #      and the hardening checked from inside: non-root uid, read-only root filesystem, no
 #      capabilities, no-new-privileges, the image's healthcheck passing;
-#   5. a stop that must be graceful (SIGTERM handled, not SIGKILLed after the grace period).
+#   5. MCP over stdio as the README configures hosts: `podman run -i ... stdio` (hardened,
+#      no network) and `container/compose.sh stdio`, each driven by a real client, with
+#      nothing but JSON-RPC on stdout;
+#   6. a stop that must be graceful (SIGTERM handled, not SIGKILLed after the grace period).
 # Everything is torn down in an EXIT trap, also on failure (after printing the logs).
 # Timings on 2 cores: about 2 minutes cold (plus apt-get install of podman on a new
 # machine), 15-20 s warm.
@@ -99,6 +102,26 @@ check_hardening() {
   echo "hardening: uid $uid, read-only root and corpus, CapEff 0, NoNewPrivs 1, healthcheck ok"
 }
 
+# The README's `podman run -i` line for MCP hosts, over the smoke's corpus.
+podman_run_stdio() {
+  podman run -i --rm --read-only --tmpfs /tmp --cap-drop ALL \
+    --security-opt no-new-privileges --network none \
+    -v "$CORPUS_ROOT:/corpus:ro" -v "$CORPUS_CONFIG:/config/corpus.toml:ro" \
+    "localhost/corpus-mcp:${TAG:-latest}" stdio
+}
+
+# One initialize, then EOF: the answer comes back, stdout holds JSON-RPC lines only.
+check_stdout_is_protocol() {
+  local initialize='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"smoke","version":"0"}}}'
+  echo "$initialize" | "$@" 2>/dev/null | "$PYTHON" -c '
+import json, sys
+lines = sys.stdin.read().splitlines()
+assert lines, "no answer on stdout"
+for line in lines:
+    assert json.loads(line)["jsonrpc"] == "2.0", line
+print(f"ok stdout: {len(lines)} JSON-RPC line(s), nothing else")' || fail "stdout of '$*' is not only JSON-RPC"
+}
+
 main() {
   step "set up podman (packages, tools, base image)"
   eval "$(container/podman-host-setup.sh)"
@@ -142,6 +165,12 @@ main() {
   [[ -n "$id" ]] || fail "the container is not running"
   check_hardening "$id"
   container/compose.sh ps
+
+  step "MCP over stdio: podman run -i (as the README shows) and container/compose.sh stdio"
+  LOG_LEVEL=warning "$PYTHON" scripts/smoke_client.py --stdio bash -c "$(declare -f podman_run_stdio); podman_run_stdio"
+  check_stdout_is_protocol podman_run_stdio
+  "$PYTHON" scripts/smoke_client.py --stdio container/compose.sh stdio
+  check_stdout_is_protocol container/compose.sh stdio
 
   step "graceful stop"
   local stop_started=$SECONDS exit_code

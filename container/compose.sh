@@ -2,7 +2,7 @@
 # The container lifecycle behind `make build|start|stop|down|restart|logs|ps` and
 # `make validate-corpus|corpus-list ENGINE=...`, with podman-compose or docker compose.
 #
-#   container/compose.sh build|start|stop|down|restart|logs|ps|validate|list
+#   container/compose.sh build|start|stop|down|restart|logs|ps|validate|list|stdio
 #
 # ENGINE=podman (default) or docker picks the tool. Host settings (CORPUS_ROOT,
 # CORPUS_CONFIG, MCP_PORT, ...; environment or .env) are read by podman-compose.yml itself;
@@ -75,11 +75,10 @@ check_mounts() {
   root="$(host_path "$(setting CORPUS_ROOT ./corpus)")"
   config="$(host_path "$(setting CORPUS_CONFIG ./corpus.toml)")"
   [[ -d "$root" ]] || die "CORPUS_ROOT $root is not a folder: put your ZIM archives in" \
-    "./corpus (laid out as ./corpus.toml says) or set CORPUS_ROOT to their folder;" \
-    "it is mounted read-only at /corpus"
-  [[ -f "$config" ]] || die "CORPUS_CONFIG $config is not a file: set CORPUS_CONFIG to your" \
-    "corpus.toml (the repository's ./corpus.toml is the default); it is mounted read-only" \
-    "at /config/corpus.toml"
+    "./corpus or set CORPUS_ROOT to their folder; it is mounted read-only at /corpus"
+  [[ -f "$config" ]] || die "CORPUS_CONFIG $config is not a file: write one for the" \
+    "archives with 'make init' (corpus-mcp init), copy corpus.example.toml, or set" \
+    "CORPUS_CONFIG to your manifest; it is mounted read-only at /config/corpus.toml"
 }
 
 image_exists() {
@@ -96,8 +95,15 @@ run_once() {
   "${COMPOSE[@]}" run --rm --no-deps -T "$SERVICE" "$@"
 }
 
+# MCP over stdio in a throwaway container, for MCP hosts that start a command: stdout is
+# the protocol, so a build (first use only) reports on stderr.
+stdio() {
+  image_exists || "${COMPOSE[@]}" build >&2
+  exec "${COMPOSE[@]}" run --rm --no-deps -T "$SERVICE" stdio
+}
+
 main() {
-  [[ $# -eq 1 ]] || die "usage: compose.sh build|start|stop|down|restart|logs|ps|validate|list"
+  [[ $# -eq 1 ]] || die "usage: compose.sh build|start|stop|down|restart|logs|ps|validate|list|stdio"
   compose_command
   case "$1" in
     build) "${COMPOSE[@]}" build ;;
@@ -109,7 +115,8 @@ main() {
     ps) "${COMPOSE[@]}" ps ;;
     validate) check_mounts && run_once validate ;;
     list) check_mounts && run_once list ;;
-    *) die "unknown target '$1'; accepted: build start stop down restart logs ps validate list" ;;
+    stdio) check_mounts && stdio ;;
+    *) die "unknown target '$1'; accepted: build start stop down restart logs ps validate list stdio" ;;
   esac
 }
 

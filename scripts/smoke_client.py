@@ -1,19 +1,23 @@
-"""Smoke-test a running corpus-mcp over HTTP as a real MCP client would.
+"""Smoke-test corpus-mcp as a real MCP client would, over HTTP or over stdio.
 
     python scripts/smoke_client.py http://127.0.0.1:8000/mcp [--query TEXT]
+    python scripts/smoke_client.py [--query TEXT] --stdio COMMAND [ARGS...]
 
-Used by the container smoke test (``.ci/container-smoke.sh``) against the published port,
+Used by the container smoke test (``.ci/container-smoke.sh``) against the published port
+and against the image's ``stdio`` command (``podman run -i ...``, ``compose.sh stdio``),
 and handy against ``make run``. It lists the tools, runs ``search`` then ``fetch`` of the
 first hit in both protocol eras (the SDK's default modern mode and the ``initialize``
-handshake), and checks that a request with a foreign Host or Origin header is refused,
-since the container binds 0.0.0.0 and relies on those lists. Prints one line per check
-and exits 1 on the first failure.
+handshake); over HTTP it also checks that a request with a foreign Host or Origin header
+is refused, since the container binds 0.0.0.0 and relies on those lists. With
+``--stdio`` each era starts COMMAND afresh (with this environment) and ends it by closing
+its stdin. Prints one line per check and exits 1 on the first failure.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import urllib.error
 import urllib.request
@@ -22,6 +26,7 @@ from urllib.parse import urlsplit
 
 import anyio
 from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 
 EXPECTED_TOOLS = {"search", "fetch"}
 REQUEST_TIMEOUT_SECONDS = 30.0
@@ -47,9 +52,13 @@ def structured(result: Any, tool: str) -> dict[str, Any]:
     return content
 
 
-async def search_then_fetch(url: str, query: str, mode: str) -> None:
+Server = str | StdioServerParameters
+"""An endpoint URL, or a command that speaks MCP on its stdin/stdout."""
+
+
+async def search_then_fetch(server: Server, query: str, mode: str) -> None:
     """One session: tools are exactly search and fetch; a search hit can be fetched."""
-    async with Client(url, mode=mode, read_timeout_seconds=REQUEST_TIMEOUT_SECONDS) as client:
+    async with Client(server, mode=mode, read_timeout_seconds=REQUEST_TIMEOUT_SECONDS) as client:
         tools = {tool.name for tool in (await client.list_tools()).tools}
         check(tools == EXPECTED_TOOLS, f"[{mode}] tools are {sorted(tools)}")
         found = structured(await client.call_tool("search", {"query": query}), "search")
@@ -94,10 +103,11 @@ def check_rebinding_protection(url: str) -> None:
     print(f"ok Host/Origin: {netloc} accepted, {FOREIGN_HOST} refused")
 
 
-async def smoke(url: str, query: str) -> None:
+async def smoke(server: Server, query: str) -> None:
     for mode in ("auto", "legacy"):
-        await search_then_fetch(url, query, mode)
-    check_rebinding_protection(url)
+        await search_then_fetch(server, query, mode)
+    if isinstance(server, str):
+        check_rebinding_protection(server)
 
 
 def leaves(error: BaseException) -> list[BaseException]:
@@ -115,11 +125,23 @@ def describe(error: BaseException) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
-    parser.add_argument("url", help="the MCP endpoint, e.g. http://127.0.0.1:8000/mcp")
+    parser.add_argument("url", nargs="?", help="the MCP endpoint, e.g. http://127.0.0.1:8000/mcp")
     parser.add_argument("--query", default="python", help="search query (default: python)")
+    parser.add_argument(
+        "--stdio",
+        nargs=argparse.REMAINDER,
+        metavar="COMMAND",
+        help="instead of a URL: start COMMAND (the remaining arguments) and speak MCP over "
+        "its stdin/stdout",
+    )
     args = parser.parse_args(argv)
+    if bool(args.url) == bool(args.stdio):
+        parser.error("give either an endpoint URL or --stdio COMMAND [ARGS...]")
+    server: Server = args.url or StdioServerParameters(
+        command=args.stdio[0], args=args.stdio[1:], env=dict(os.environ)
+    )
     try:
-        anyio.run(smoke, args.url, args.query)
+        anyio.run(smoke, server, args.query)
     except Exception as error:  # any check, transport or protocol error fails the smoke
         for leaf in leaves(error):
             print(f"FAILED: {describe(leaf)}", file=sys.stderr)

@@ -82,6 +82,17 @@ def full_corpus(demo_corpus: Path) -> Path:
     return manifest
 
 
+@pytest.fixture
+def unopenable_corpus(tmp_path: Path) -> Path:
+    """A manifest whose only library, ``brokenlib``, is a file that is no ZIM archive."""
+    (tmp_path / "broken.zim").write_bytes(b"not a ZIM archive" * 8)
+    manifest = tmp_path / "corpus.toml"
+    manifest.write_text(
+        'version = 1\n[[library]]\nname = "brokenlib"\npath = "broken.zim"\nadapter = "mediawiki"\n'
+    )
+    return manifest
+
+
 def settings_for(manifest: Path, **env: str) -> Settings:
     """Settings for a corpus at ``manifest`` (its folder is CORPUS_ROOT)."""
     return load_settings(

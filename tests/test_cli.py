@@ -1,4 +1,5 @@
-"""The real ``corpus-mcp`` console script: output and exit codes of validate, list, help."""
+"""The real ``corpus-mcp`` console script: output and exit codes of validate, list, help
+(search and fetch: test_cli_tools.py; init: test_cli_init.py; stdio: test_server_stdio.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from corpus_mcp.cli import human_size, render_table
+from corpus_mcp.console import human_size, render_table
 from corpus_mcp.zim.writer import Page, write_zim
 
 CORPUS_MCP = Path(sys.executable).parent / "corpus-mcp"
@@ -24,7 +25,9 @@ class Run(msgspec.Struct, frozen=True):
     stderr: str
 
 
-def run(*args: str, env: dict[str, str] | None = None, module: bool = False) -> Run:
+def run(
+    *args: str, env: dict[str, str] | None = None, module: bool = False, cwd: Path | None = None
+) -> Run:
     """Run the installed console script with only the given settings in its environment
     (and coverage's, so that `make test` measures the CLI too)."""
     clean = {
@@ -39,6 +42,7 @@ def run(*args: str, env: dict[str, str] | None = None, module: bool = False) -> 
         capture_output=True,
         text=True,
         check=False,
+        cwd=cwd,
         timeout=120,  # a hang must fail the test, not the run; never reached when healthy
     )
     return Run(done.returncode, done.stdout, done.stderr)
@@ -95,10 +99,10 @@ ABSENT = ("later", "qa/absent.zim", "mediawiki", False)
 def test_help_documents_commands_and_every_variable() -> None:
     result = run("--help")
     assert result.code == 0
-    for word in ("serve", "validate", "list", "CORPUS_ROOT", "SEARCH_TIMEOUT", "ZIM_CHECK"):
+    for word in ("serve", "stdio", "validate", "list", "CORPUS_ROOT", "SEARCH_TIMEOUT"):
         assert word in result.stdout
     assert "(default: /config/corpus.toml)" in result.stdout
-    assert "exit codes: 0 ok, 1 a library failed validation, 2 invalid configuration" in (
+    assert "exit codes: 0 ok, 1 a library failed validation, a tool error (search, fetch)" in (
         result.stdout
     )
 
@@ -127,7 +131,7 @@ def test_missing_command_is_a_usage_error() -> None:
 # -- configuration errors --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", ["validate", "list", "serve"])
+@pytest.mark.parametrize("command", ["validate", "list", "serve", "stdio"])
 def test_invalid_settings_exit_2(tmp_path: Path, root: Path, command: str) -> None:
     env = settings(root, manifest(tmp_path, DEMO), ZIM_CHECK="maybe", SEARCH_LIMIT="11")
     result = run(command, env=env)

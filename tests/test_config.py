@@ -41,7 +41,7 @@ def test_defaults_are_the_documented_ones() -> None:
     assert load_settings({}) == Settings(
         corpus_root=Path("/corpus"),
         corpus_config=Path("/config/corpus.toml"),
-        mcp_host="0.0.0.0",
+        mcp_host="127.0.0.1",
         mcp_port=8000,
         search_limit=5,
         search_max_limit=10,
@@ -426,8 +426,8 @@ def test_all_library_errors_are_reported_together(tmp_path: Path, root: Path) ->
     assert "library #3 'math': field 'path'" in lines[4]
 
 
-def test_shipped_corpus_toml_documents_the_default_layout() -> None:
-    manifest = load_manifest(ROOT / "corpus.toml", Path("/corpus"), check_files=False)
+def test_shipped_example_manifest_documents_the_default_layout() -> None:
+    manifest = load_manifest(ROOT / "corpus.example.toml", Path("/corpus"), check_files=False)
     by_name = {lib.name: lib for lib in manifest.libraries}
     assert by_name["wikipedia"].path == "wikipedia/wikipedia_en_all_maxi_2026-05.zim"
     assert by_name["wikipedia"].file == Path("/corpus/wikipedia/wikipedia_en_all_maxi_2026-05.zim")

@@ -1,17 +1,21 @@
-"""The ``corpus-mcp`` command: ``serve``, ``validate`` and ``list``.
+"""The ``corpus-mcp`` command: ``serve``, ``stdio``, ``validate``, ``list``, ``search``,
+``fetch`` and ``init``.
 
 All configuration comes from the environment (:func:`corpus_mcp.config.load_settings`)
-so the same image runs unchanged under compose, ``make run`` and CI. Exit codes: 0 on
-success, 1 when ``validate`` finds a failing library, 2 for invalid settings or manifest
-(and argparse usage errors).
+so the same image runs unchanged under compose, ``make run``, an MCP host and CI; only
+``init`` works without a manifest (it writes one). Exit codes: 0 on success, 1 when
+``validate`` finds a failing library, a tool answers with an error, the corpus cannot
+be opened or ``init`` wrote nothing, 2 for invalid settings or manifest (and argparse
+usage errors).
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import time
-from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 import msgspec
@@ -24,39 +28,16 @@ from corpus_mcp.config import (
     Library,
     Manifest,
     Settings,
+    init_paths,
     load_manifest,
     load_settings,
 )
+from corpus_mcp.console import Progress, human_size, render_table
 from corpus_mcp.zim import ArchiveInfo, ZimOpenError, ZimReader
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_CONFIG = 2
-
-
-def human_size(size: int) -> str:
-    """Bytes in decimal units with one decimal, as operators read disk sizes: ``2.1 MB``."""
-    if size < 1000:
-        return f"{size} B"
-    value = size / 1000
-    for unit in ("kB", "MB", "GB"):
-        if round(value, 1) < 1000:
-            return f"{value:.1f} {unit}"
-        value /= 1000
-    return f"{value:.1f} TB"
-
-
-def render_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """Plain text columns, left-aligned and padded to the widest cell, one row a line."""
-    widths = [len(header) for header in headers]
-    for row in rows:
-        widths = [max(width, len(cell)) for width, cell in zip(widths, row, strict=True)]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True))
-
-    separator = ["-" * width for width in widths]
-    return "\n".join(line(cells).rstrip() for cells in (headers, separator, *rows))
 
 
 def _yes_no(flag: bool) -> str:
@@ -148,7 +129,14 @@ def _validate_row(report: LibraryReport, check: bool) -> list[str]:
 
 def validate(settings: Settings, manifest: Manifest, out: TextIO, err: TextIO) -> int:
     """Open every enabled library, print one table row each, then warnings and failures."""
-    reports = [inspect_library(lib, settings.zim_check, err) for lib in manifest.enabled]
+    reports = []
+    opening = Progress(err, "opening library", len(manifest.enabled))
+    for done, library in enumerate(manifest.enabled):
+        opening.step(done, f"{library.name} ({library.path})")
+        if settings.zim_check:
+            opening.close()  # the check reports on lines of its own
+        reports.append(inspect_library(library, settings.zim_check, err))
+    opening.close()
     headers = ["library", "adapter", "file", "size", "entries", "articles", "snapshot"]
     headers += ["language", "scraper", "full-text index", "title index"]
     headers += ["check"] if settings.zim_check else []
@@ -203,36 +191,94 @@ def _environment_help() -> str:
         "",
         "booleans accept true/false, 1/0, yes/no, on/off (any case).",
         "corpus.toml: version = 1 and [[library]] tables with name, path (relative to",
-        "CORPUS_ROOT), adapter (mediawiki | devdocs | stackexchange), enabled (default true).",
+        "CORPUS_ROOT), adapter (mediawiki | devdocs | stackexchange), enabled (default true);",
+        "corpus-mcp init writes one for a folder of ZIM archives or a Kiwix library.xml.",
         f"library names: {LIBRARY_NAME_RULE}; they appear in refs corpus://<name>/<path>.",
         "",
-        "exit codes: 0 ok, 1 a library failed validation, 2 invalid configuration.",
+        "exit codes: 0 ok, 1 a library failed validation, a tool error (search, fetch), a",
+        "corpus that cannot be opened or nothing written (init), 2 invalid configuration.",
     ]
     return "\n".join(lines)
+
+
+def _command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str, summary: str
+) -> argparse.ArgumentParser:
+    return commands.add_parser(
+        name,
+        help=summary,
+        description=summary,
+        epilog=_environment_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def _add_output_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the tool's JSON exactly as an MCP client gets it (errors too)",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="log at LOG_LEVEL on stderr (default: warnings only)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="corpus-mcp",
         description="Offline ZIM archives (Wikipedia, DevDocs, Stack Exchange) as MCP "
-        "search and fetch tools, served over Streamable HTTP.",
+        "search and fetch tools, served over Streamable HTTP or stdio.",
         epilog=_environment_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name, summary in (
-        ("serve", "open every enabled library and serve MCP on MCP_HOST:MCP_PORT"),
-        ("validate", "open every enabled library, print its metadata; non-zero exit on failure"),
-        ("list", "list all configured libraries (disabled too) without opening archives"),
-    ):
-        commands.add_parser(
-            name,
-            help=summary,
-            description=summary,
-            epilog=_environment_help(),
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
+    _command(commands, "serve", "open every enabled library and serve MCP on MCP_HOST:MCP_PORT")
+    _command(commands, "stdio", "open every enabled library and serve MCP on stdin/stdout")
+    _command(
+        commands, "validate", "open every enabled library, print its metadata; exit 1 on failure"
+    )
+    _command(commands, "list", "list all configured libraries (disabled too) without opening them")
+
+    search = _command(commands, "search", "run the search tool once and print the results")
+    search.add_argument("query", help="what to look for, as an agent would ask")
+    search.add_argument(
+        "--limit", type=int, metavar="N", help="how many results (default SEARCH_LIMIT)"
+    )
+    _add_output_options(search)
+
+    fetch = _command(commands, "fetch", "run the fetch tool once and print the document")
+    fetch.add_argument("ref", help="a ref as search printed it (corpus://<library>/<path>)")
+    fetch.add_argument(
+        "--section",
+        dest="sections",
+        action="append",
+        metavar="ID",
+        help="only this section (repeat for more; '' is the lead section)",
+    )
+    _add_output_options(fetch)
+
+    init = _command(
+        commands, "init", "write corpus.toml for a folder of ZIM archives or a Kiwix library.xml"
+    )
+    init.add_argument(
+        "source",
+        nargs="?",
+        type=Path,
+        help="folder searched recursively for *.zim, or a library.xml (default: "
+        "CORPUS_ROOT if set, else ./corpus)",
+    )
+    init.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        help="the manifest to write (default: CORPUS_CONFIG if set, else ./corpus.toml)",
+    )
+    init.add_argument("--force", action="store_true", help="replace an existing manifest")
     return parser
 
 
@@ -242,19 +288,66 @@ def _serve(settings: Settings, manifest: Manifest) -> int:
     return server_main(settings, manifest)
 
 
+def _stdio(settings: Settings, manifest: Manifest) -> int:
+    from corpus_mcp.server.stdio import main as stdio_main  # noqa: PLC0415 (heavy; stdio only)
+
+    return stdio_main(settings, manifest)
+
+
+def _tool(settings: Settings, manifest: Manifest, args: argparse.Namespace) -> int:
+    from corpus_mcp import terminal  # noqa: PLC0415 (heavy; search and fetch only)
+
+    if args.command == "search":
+        arguments = terminal.search_arguments(args.query, args.limit)
+    else:
+        arguments = terminal.fetch_arguments(args.ref, args.sections)
+    return terminal.run_tool_command(
+        settings, manifest, args.command, arguments, as_json=args.json, verbose=args.verbose
+    )
+
+
+def _init(args: argparse.Namespace) -> int:
+    from corpus_mcp.init import run_init  # noqa: PLC0415 (init only)
+
+    source, output = init_paths(args.source, args.output)
+    return run_init(source, output, force=args.force, out=sys.stdout, err=sys.stderr)
+
+
+def _init_hint(settings: Settings) -> str:
+    """When the manifest is missing or names absent archives while CORPUS_ROOT holds
+    some: the command that writes a manifest for them."""
+    root = settings.corpus_root
+    if not root.is_dir() or not any(root.rglob("*.zim")):
+        return ""
+    force = " --force" if settings.corpus_config.exists() else ""
+    command = f"corpus-mcp init {shlex.quote(str(root))} --output "
+    command += shlex.quote(str(settings.corpus_config)) + force
+    return f"\nhint: to write a manifest for the ZIM archives in {root}: {command}"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand; return the process exit code."""
     args = build_parser().parse_args(argv)
+    if args.command == "init":
+        return _init(args)
     try:
         settings = load_settings()
+    except ConfigError as exc:
+        print(f"corpus-mcp {args.command}: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    try:
         manifest = load_manifest(
             settings.corpus_config, settings.corpus_root, check_files=args.command != "list"
         )
     except ConfigError as exc:
-        print(f"corpus-mcp {args.command}: {exc}", file=sys.stderr)
+        print(f"corpus-mcp {args.command}: {exc}{_init_hint(settings)}", file=sys.stderr)
         return EXIT_CONFIG
     if args.command == "serve":
         return _serve(settings, manifest)
+    if args.command == "stdio":
+        return _stdio(settings, manifest)
     if args.command == "validate":
         return validate(settings, manifest, sys.stdout, sys.stderr)
+    if args.command in ("search", "fetch"):
+        return _tool(settings, manifest, args)
     return list_libraries(manifest, sys.stdout)

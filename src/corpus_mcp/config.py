@@ -55,7 +55,7 @@ class EnvVariable(msgspec.Struct, frozen=True):
 ENV_VARIABLES: tuple[EnvVariable, ...] = (
     EnvVariable("CORPUS_ROOT", "/corpus", "folder holding the ZIM archives"),
     EnvVariable("CORPUS_CONFIG", "/config/corpus.toml", "the library manifest"),
-    EnvVariable("MCP_HOST", "0.0.0.0", "address the HTTP server binds"),
+    EnvVariable("MCP_HOST", "127.0.0.1", "address the HTTP server binds (the image: 0.0.0.0)"),
     EnvVariable("MCP_PORT", "8000", "port the HTTP server binds (1-65535)"),
     EnvVariable("SEARCH_LIMIT", "5", "results per search when the agent gives no limit"),
     EnvVariable("SEARCH_MAX_LIMIT", "10", "largest limit an agent may ask for"),
@@ -221,6 +221,18 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     if env.errors:
         raise ConfigError("invalid settings:\n  " + "\n  ".join(env.errors))
     return settings
+
+
+def init_paths(
+    source: Path | None, output: Path | None, environ: Mapping[str, str] | None = None
+) -> tuple[Path, Path]:
+    """What ``corpus-mcp init`` reads and writes when not told: CORPUS_ROOT and
+    CORPUS_CONFIG when they are set, else ``./corpus`` and ``./corpus.toml`` (the layout
+    ``make`` and the compose file use), rather than the image's ``/corpus`` defaults."""
+    env = os.environ if environ is None else environ
+    default_source = Path(env.get("CORPUS_ROOT", "").strip() or "corpus")
+    default_output = Path(env.get("CORPUS_CONFIG", "").strip() or "corpus.toml")
+    return (source or default_source).absolute(), (output or default_output).absolute()
 
 
 # -- manifest -------------------------------------------------------------------------

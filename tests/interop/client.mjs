@@ -1,18 +1,29 @@
 // Interoperability check: the official TypeScript MCP SDK, a client nobody here wrote,
-// against a running corpus-mcp server. Usage: node client.mjs URL QUERY
+// against corpus-mcp, over Streamable HTTP or over stdio (the SDK starts the server).
+// Usage: node client.mjs URL QUERY
+//        node client.mjs --stdio QUERY COMMAND [ARGS...]   (the server gets our environment)
 // Prints one JSON object on stdout for tests/test_server_interop.py to check; the SDK
 // itself validates each structured result against the tool's advertised outputSchema.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-const [url, query] = process.argv.slice(2);
-if (!url || !query) {
-  console.error("usage: node client.mjs URL QUERY");
+const [target, query, ...command] = process.argv.slice(2);
+const overStdio = target === "--stdio";
+if (!target || !query || (overStdio && command.length === 0)) {
+  console.error("usage: node client.mjs URL QUERY | node client.mjs --stdio QUERY COMMAND [ARGS...]");
   process.exit(2);
 }
 
 const client = new Client({ name: "corpus-mcp-interop", version: "1.0.0" });
-const transport = new StreamableHTTPClientTransport(new URL(url));
+const transport = overStdio
+  ? new StdioClientTransport({
+      command: command[0],
+      args: command.slice(1),
+      env: { ...process.env },
+      stderr: "inherit",
+    })
+  : new StreamableHTTPClientTransport(new URL(target));
 await client.connect(transport);
 
 const listed = await client.listTools();
@@ -28,6 +39,7 @@ const failed = await client.callTool({ name: "search", arguments: { query: "   "
 
 console.log(
   JSON.stringify({
+    transport: overStdio ? "stdio" : "http",
     protocolVersion: transport.protocolVersion ?? null,
     serverCapabilities: client.getServerCapabilities(),
     tools: listed.tools.map((tool) => ({

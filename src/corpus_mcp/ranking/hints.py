@@ -61,7 +61,7 @@ def section_hints(
         return []
     lead = sections[0] if sections[0].id == "" else None
     if lead is not None and _names_only_the_page(weighted, document):
-        return [(lead.id, lead.title)]
+        return [(lead.id, _title(lead, document))]
     scores = _scores(query, focus, sections, document)
     best = max(scores, default=0.0)
     if best <= 0:
@@ -80,7 +80,7 @@ def section_hints(
         chosen.append(section)
         if len(chosen) == limit:
             break
-    return [(s.id, s.title) for s in chosen]
+    return [(s.id, _title(s, document)) for s in chosen]
 
 
 def _focus(words: Sequence[Word], document: Document) -> list[Word]:
@@ -92,6 +92,11 @@ def _focus(words: Sequence[Word], document: Document) -> list[Word]:
     title_stems = stem_set(document.title)
     focus = [w for w in words if w.weight > 0 and not term_in(w.text, title_stems)]
     return focus or [w for w in words if w.weight > 0]
+
+
+def _title(section: Section, document: Document) -> str:
+    """A hint's title: the lead has none of its own in some families; it is the page's."""
+    return section.title or (document.title if section.id == "" else "")
 
 
 def _names_only_the_page(words: Sequence[Word], document: Document) -> bool:

@@ -2,9 +2,11 @@
 
 ``serve`` runs the server over an open corpus (tests, scripts); ``main`` is what
 ``corpus-mcp serve`` calls: open the corpus, then serve until SIGTERM/SIGINT.
+``corpus_mcp.server.stdio`` is the same server over stdin/stdout (``corpus-mcp stdio``).
+``ToolHandlers.run`` is one tool call without a transport (``corpus-mcp search|fetch``).
 """
 
-from corpus_mcp.server.app import CorpusAPI, build_app, build_mcp_server
+from corpus_mcp.server.app import CorpusAPI, ToolError, ToolHandlers, build_app, build_mcp_server
 from corpus_mcp.server.serve import ListenError, main, serve
 from corpus_mcp.server.tools import TOOL_NAMES, build_tools
 
@@ -12,6 +14,8 @@ __all__ = [
     "TOOL_NAMES",
     "CorpusAPI",
     "ListenError",
+    "ToolError",
+    "ToolHandlers",
     "build_app",
     "build_mcp_server",
     "build_tools",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any, Protocol
 
 import mcp_types as types
@@ -31,7 +31,7 @@ from corpus_mcp import __version__
 from corpus_mcp.config import Settings
 from corpus_mcp.errors import CorpusError
 from corpus_mcp.server.arguments import validate_fetch, validate_search
-from corpus_mcp.server.tools import FETCH, SEARCH, build_tools
+from corpus_mcp.server.tools import FETCH, SEARCH, TOOL_NAMES, build_tools
 from corpus_mcp.wire import FetchOutput, SearchOutput
 
 log = logging.getLogger("corpus_mcp.server")
@@ -96,6 +96,14 @@ INTERNAL_ERROR: dict[str, Any] = {
 }
 
 
+class ToolError(Exception):
+    """A tool call that ended in an error result; ``payload`` is what the caller gets."""
+
+    def __init__(self, payload: dict[str, Any]) -> None:
+        super().__init__(payload["message"])
+        self.payload = payload
+
+
 class ToolHandlers:
     """The ``tools/list`` and ``tools/call`` handlers over one corpus.
 
@@ -121,30 +129,45 @@ class ToolHandlers:
     async def call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        if params.name not in (SEARCH, FETCH):
+        if params.name not in TOOL_NAMES:
             raise MCPError(
                 code=types.INVALID_PARAMS,
                 message=f"Unknown tool {params.name!r}; the tools are {SEARCH!r} and {FETCH!r}.",
             )
+        try:
+            output = await self.run(params.name, params.arguments)
+        except ToolError as exc:
+            return _error_result(exc.payload)
+        return _result(output)
+
+    async def run(
+        self, name: str, arguments: Mapping[str, Any] | None
+    ) -> SearchOutput | FetchOutput:
+        """One call of the tool ``name`` (one of :data:`TOOL_NAMES`), transport aside.
+
+        Returns the tool's output; raises :class:`ToolError` with the payload the
+        caller gets otherwise. Both transports
+        and the terminal commands (``corpus-mcp search|fetch``) come through here.
+        """
         started = time.perf_counter()
         fields: dict[str, object] = {}
         try:
-            if params.name == SEARCH:
-                output: msgspec.Struct = await self._search(params.arguments, fields)
+            if name == SEARCH:
+                output: SearchOutput | FetchOutput = await self._search(arguments, fields)
             else:
-                output = await self._fetch(params.arguments, fields)
+                output = await self._fetch(arguments, fields)
         except CorpusError as exc:
-            self._log(params.name, exc.code, started, fields)
-            return _error_result(exc.payload())
-        except Exception:
-            log.exception("tool=%s failed", params.name)
-            self._log(params.name, "internal_error", started, fields)
-            return _error_result(INTERNAL_ERROR)
-        self._log(params.name, "ok", started, fields)
-        return _result(output)
+            self._log(name, exc.code, started, fields)
+            raise ToolError(exc.payload()) from exc
+        except Exception as exc:
+            log.exception("tool=%s failed", name)
+            self._log(name, "internal_error", started, fields)
+            raise ToolError(INTERNAL_ERROR) from exc
+        self._log(name, "ok", started, fields)
+        return output
 
     async def _search(
-        self, arguments: dict[str, Any] | None, fields: dict[str, object]
+        self, arguments: Mapping[str, Any] | None, fields: dict[str, object]
     ) -> SearchOutput:
         request = validate_search(arguments, self.settings)
         if self.settings.log_queries:
@@ -157,7 +180,7 @@ class ToolHandlers:
         return output
 
     async def _fetch(
-        self, arguments: dict[str, Any] | None, fields: dict[str, object]
+        self, arguments: Mapping[str, Any] | None, fields: dict[str, object]
     ) -> FetchOutput:
         request = validate_fetch(arguments)
         if self.settings.log_queries:

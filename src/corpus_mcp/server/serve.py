@@ -112,24 +112,34 @@ async def serve(
         nursery.cancel_scope.cancel()
 
 
-async def _serve_corpus(settings: Settings, manifest: Manifest) -> None:
-    """Open the corpus (all archives, checked), then serve it until a signal.
+Transport = Callable[[CorpusAPI, Settings, trio.Event], Awaitable[None]]
+"""Serves an open corpus until the event is set (a signal) or its client goes away."""
 
-    The serving nursery sits inside the corpus context, so the corpus is closed only
-    after the server has finished its graceful shutdown (in-flight calls included).
+
+async def run_corpus(settings: Settings, manifest: Manifest, transport: Transport) -> None:
+    """Open the corpus (all archives, checked), then serve it with ``transport``.
+
+    Signals are watched from the start: one arriving during a long ZIM_CHECK means the
+    server never starts. The transport runs inside the corpus context, so the corpus is
+    closed only after the transport has finished (in-flight calls included).
     """
     stop = trio.Event()
     async with trio.open_nursery() as signals:
         await signals.start(stop_on_signals, stop)
         async with open_corpus(settings, manifest) as corpus:
-            if not stop.is_set():  # a signal during a long ZIM_CHECK: do not start at all
-                async with trio.open_nursery() as serving:
-                    binds = await serving.start(_serve_until, corpus, settings, stop)
-                    names = ", ".join(corpus.libraries)
-                    for base in binds:
-                        log.info("serving %s at %s%s", names, base, MCP_PATH)
+            if not stop.is_set():
+                await transport(corpus, settings, stop)
         signals.cancel_scope.cancel()
     log.info("stopped")
+
+
+async def serve_http(corpus: CorpusAPI, settings: Settings, stop: trio.Event) -> None:
+    """The HTTP transport: hypercorn on MCP_HOST:MCP_PORT until ``stop`` is set."""
+    async with trio.open_nursery() as serving:
+        binds = await serving.start(_serve_until, corpus, settings, stop)
+        names = ", ".join(corpus.libraries)
+        for base in binds:
+            log.info("serving %s at %s%s", names, base, MCP_PATH)
 
 
 async def _serve_until(
@@ -163,15 +173,15 @@ def _startup_failure(exc: BaseException) -> BaseException | None:
     return None
 
 
-def main(settings: Settings, manifest: Manifest) -> int:
-    """``corpus-mcp serve``: 0 after a clean shutdown, 1 when the server cannot start.
+def run_program(settings: Settings, manifest: Manifest, transport: Transport) -> int:
+    """Run a server program to its end: 0 after a clean shutdown, 1 when it cannot start.
 
     Libraries that cannot be opened, or an address that cannot be bound, are reported
     on stderr in one line that names them; anything else propagates with its traceback.
     """
     configure_logging(settings.log_level)
     try:
-        trio.run(_serve_corpus, settings, manifest)
+        trio.run(run_corpus, settings, manifest, transport)
     except (OpenFailure, ListenError, BaseExceptionGroup) as exc:
         failure = _startup_failure(exc)
         if failure is None:
@@ -179,3 +189,8 @@ def main(settings: Settings, manifest: Manifest) -> int:
         print(f"corpus-mcp: {failure}", file=sys.stderr)
         return 1
     return 0
+
+
+def main(settings: Settings, manifest: Manifest) -> int:
+    """``corpus-mcp serve``: MCP over Streamable HTTP until SIGTERM/SIGINT."""
+    return run_program(settings, manifest, serve_http)

@@ -1,0 +1,192 @@
+"""Readable, unique library names from what an archive says about itself (pure).
+
+Kiwix names archives ``{project}_{language}_{selection}`` (``wikipedia_en_all``,
+``devdocs_en_python``, ``math.stackexchange.com_en_all``; old files start with
+``kiwix.``) and puts the flavour (``maxi``, ``nopic``...) and the date in the file name.
+A library's name appears in every ref, so it should read like the project
+(``Wikipedia``, ``DevDocs_Python``, ``StackOverflow``, ``Math.SE``) and carry a suffix
+only when two archives would otherwise share it: the language, then the selection,
+then the flavour, then the snapshot, as few of them as tell the archive apart.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import msgspec
+
+from corpus_mcp.zim import ArchiveInfo
+
+MAX_NAME_CHARS = 64
+"""The manifest's limit (config.LIBRARY_NAME_PATTERN)."""
+
+_LANGUAGE = re.compile(r"^(?:[a-z]{2,3}|[a-z]{2,3}-[a-z]{2,8})$")
+_SNAPSHOT_SUFFIX = re.compile(r"_\d{4}-\d{2}[a-z]?$")
+_FLAVOURS = ("maxi", "mini", "nopic", "novid", "nodet")
+_INVALID = re.compile(r"[^A-Za-z0-9_.-]+")
+
+#: Projects whose readable spelling is not just a capital first letter.
+KNOWN_PROJECTS = {
+    "mdwiki": "MDWiki",
+    "devdocs": "DevDocs",
+    "devdocs.io": "DevDocs",
+    "stackoverflow.com": "StackOverflow",
+    "superuser.com": "SuperUser",
+    "serverfault.com": "ServerFault",
+    "askubuntu.com": "AskUbuntu",
+    "mathoverflow.net": "MathOverflow",
+    "stackapps.com": "StackApps",
+}
+_DEVDOCS = ("devdocs", "devdocs.io")
+_STACK_EXCHANGE = ".stackexchange.com"
+
+
+class Identity(msgspec.Struct, frozen=True, kw_only=True):
+    """What tells an archive apart from others, parsed from its Name and file name."""
+
+    key: str
+    """The Name without its ``kiwix.`` prefix (or the file name without its date)."""
+    project: str
+    language: str
+    selection: str
+    flavour: str
+    snapshot: str
+
+    @property
+    def lineage(self) -> str:
+        """Archives of one lineage are snapshots or flavours of the same library (Kiwix
+        Names carry no flavour)."""
+        return self.key.lower()
+
+    @property
+    def richness(self) -> int:
+        """How much text a flavour keeps, for choosing among flavours of one snapshot:
+        the server reads text only, so pictures do not count."""
+        ranks = {"maxi": 5, "nopic": 4, "novid": 4, "": 3, "nodet": 2, "mini": 1}
+        return ranks.get(self.flavour.lower(), 3)
+
+
+def sanitise(text: str) -> str:
+    """``text`` with runs of characters a name cannot hold turned into one ``_``."""
+    cleaned = _INVALID.sub("_", text.strip())
+    cleaned = re.sub(r"_{2,}", "_", cleaned)
+    return cleaned.strip("_.-")
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def identity_of(info: ArchiveInfo) -> Identity:
+    """The parts of ``info``'s Name (falling back to its file name) that names are built from."""
+    stem = _SNAPSHOT_SUFFIX.sub("", Path(info.file).stem)
+    key = info.name.strip()
+    if key.lower().startswith("kiwix."):
+        key = key[len("kiwix.") :]
+    key = key or stem
+    project, *rest = key.split("_")
+    language = ""
+    if rest and _LANGUAGE.match(rest[0].lower()):
+        language = rest.pop(0)
+    # ru.stackoverflow.com: a language site of a known project.
+    prefixed = re.match(r"^([a-z]{2})\.(.+)$", project.lower())
+    if prefixed and prefixed[2] in KNOWN_PROJECTS:
+        language, project = prefixed[1], prefixed[2]
+    flavour = (info.flavour or "").strip("_ ")
+    if not flavour and stem.lower().startswith(key.lower() + "_"):
+        flavour = stem[len(key) + 1 :]
+    if not flavour:
+        flavour = next((tag for tag in info.tags if tag.lower() in _FLAVOURS), "")
+    return Identity(
+        key=key,
+        project=project,
+        language=language or (info.language or ""),
+        selection="_".join(rest),
+        flavour=flavour,
+        snapshot=info.snapshot or "",
+    )
+
+
+def readable_base(identity: Identity) -> str:
+    """The name an archive gets when no other archive claims it."""
+    project = identity.project.lower()
+    if project in _DEVDOCS:
+        base = "DevDocs" + (f"_{_capitalised(identity.selection)}" if identity.selection else "")
+    elif project.endswith(_STACK_EXCHANGE):
+        base = _capitalised(project.removesuffix(_STACK_EXCHANGE)) + ".SE"
+    elif project in KNOWN_PROJECTS:
+        base = KNOWN_PROJECTS[project]
+    else:  # a domain (vikidia.org) reads best without its top-level part
+        original = identity.project
+        base = _capitalised(original.rsplit(".", 1)[0] if "." in original else original)
+    return sanitise(base)[: MAX_NAME_CHARS // 2] or "library"
+
+
+Dimension = Callable[[Identity], str]
+DIMENSIONS: tuple[Dimension, ...] = (
+    lambda identity: identity.language,
+    # The whole project ("all") needs no suffix; DevDocs' selection is in the base.
+    lambda identity: (
+        ""
+        if identity.project.lower() in _DEVDOCS or identity.selection.lower() == "all"
+        else identity.selection
+    ),
+    lambda identity: identity.flavour,
+    lambda identity: identity.snapshot,
+)
+
+
+def _distinguishing_suffix(
+    index: int, group: Sequence[int], identities: Sequence[Identity]
+) -> list[str]:
+    """The fewest dimensions, in order, that set ``identities[index]`` apart in its group."""
+    mine = identities[index]
+    rivals = [identities[j] for j in group if j != index]
+    chosen: list[Dimension] = []
+    for dimension in DIMENSIONS:
+        if all(dimension(rival) == dimension(mine) for rival in rivals):
+            continue  # the same everywhere in the group: tells nothing apart
+        chosen.append(dimension)
+        rivals = [r for r in rivals if all(d(r) == d(mine) for d in chosen)]
+        if not rivals:
+            break
+    return [value for dimension in chosen if (value := dimension(mine))]
+
+
+def fit_name(base: str, suffix: str) -> str:
+    """``base`` + ``suffix`` cut to the name limit, keeping the suffix whole."""
+    return base[: MAX_NAME_CHARS - len(suffix)] + suffix
+
+
+def unique_names(identities: Sequence[Identity]) -> list[str]:
+    """One valid name per identity, unique ignoring case, readable where possible."""
+    bases = [readable_base(identity) for identity in identities]
+    groups: dict[str, list[int]] = defaultdict(list)
+    for index, base in enumerate(bases):
+        groups[base.lower()].append(index)
+    names = list(bases)
+    for group in groups.values():
+        if len(group) == 1:
+            continue
+        for index in group:
+            parts = [sanitise(part) for part in _distinguishing_suffix(index, group, identities)]
+            suffix = "".join(f"_{part}" for part in parts if part)
+            names[index] = fit_name(bases[index], suffix)
+    return deduplicate(names)
+
+
+def deduplicate(names: Sequence[str]) -> list[str]:
+    """``names`` with ``_2``, ``_3``... added where one is taken already (ignoring case)."""
+    taken: set[str] = set()
+    unique: list[str] = []
+    for name in names:
+        candidate, counter = name, 1
+        while candidate.lower() in taken:
+            counter += 1
+            candidate = fit_name(name, f"_{counter}")
+        taken.add(candidate.lower())
+        unique.append(candidate)
+    return unique

@@ -1,0 +1,214 @@
+"""Library names for ``corpus-mcp init`` (pure): readable, valid, unique, suffixed only
+where two archives would otherwise share a name; and the plan around them."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from corpus_mcp.config import LIBRARY_NAME_PATTERN, load_manifest
+from corpus_mcp.init.names import deduplicate, identity_of, readable_base, unique_names
+from corpus_mcp.init.plan import Archive, plan_libraries
+from corpus_mcp.init.render import render_manifest, toml_string
+from corpus_mcp.zim import ArchiveInfo, detect_family
+
+
+def info(name: str, file: str, **fields: Any) -> ArchiveInfo:
+    """Metadata as ZimReader reports it; the family detected as the reader would."""
+    values: dict[str, Any] = {
+        "file": f"/corpus/{file}",
+        "size": 1_234_567,
+        "uuid": f"uuid-{file}",
+        "title": name or file,
+        "name": name,
+        "snapshot": "2026-05",
+        "language": "eng",
+        "entry_count": 1200,
+        "article_count": 1000,
+        "scraper": None,
+        "tags": (),
+        "flavour": None,
+        "has_fulltext_index": True,
+        "has_title_index": True,
+        "new_namespace_scheme": True,
+        "main_path": None,
+    } | fields
+    values["family"] = detect_family(values["scraper"], values["tags"], name, file)
+    return ArchiveInfo(**values)
+
+
+@pytest.mark.parametrize(
+    ("name", "file", "expected"),
+    [
+        ("wikipedia_en_all", "wikipedia_en_all_maxi_2026-05.zim", "Wikipedia"),
+        (
+            "kiwix.wikipedia_en_ray_charles",
+            "wikipedia_en_ray_charles_novid_2018-10.zim",
+            "Wikipedia",
+        ),
+        ("mdwiki_en_all", "mdwiki_en_all_maxi_2025-11.zim", "MDWiki"),
+        ("wiktionary_fr_all", "wiktionary_fr_all_nopic_2026-01.zim", "Wiktionary"),
+        ("devdocs_en_python", "devdocs_en_python_2026-05.zim", "DevDocs_Python"),
+        ("devdocs.io_en_cpp", "devdocs_en_cpp_2026-04.zim", "DevDocs_Cpp"),
+        ("stackoverflow.com_en_all", "stackoverflow.com_en_all_2025-05.zim", "StackOverflow"),
+        ("math.stackexchange.com_en_all", "math.stackexchange.com_en_all_2025-05.zim", "Math.SE"),
+        (
+            "ru.stackoverflow.com_mul_all",
+            "ru.stackoverflow.com_mul_all_2025-05.zim",
+            "StackOverflow",
+        ),
+        ("", "gutenberg_en_all_2026-01.zim", "Gutenberg"),
+        ("vikidia.org_fr_all", "vikidia_fr_all_maxi_2026-01.zim", "Vikidia"),
+        ("ÉCOLE (beta)!!_fr", "ecole.zim", "COLE_beta"),
+    ],
+)
+def test_readable_base_names(name: str, file: str, expected: str) -> None:
+    assert readable_base(identity_of(info(name, file))) == expected
+
+
+def test_identity_reads_language_selection_flavour_and_snapshot() -> None:
+    old = identity_of(
+        info("kiwix.wikipedia_en_ray_charles", "wikipedia_en_ray_charles_novid_2018-10.zim")
+    )
+    assert (old.key, old.language, old.selection, old.flavour) == (
+        "wikipedia_en_ray_charles",
+        "en",
+        "ray_charles",
+        "novid",
+    )
+    tagged = identity_of(info("wikibooks_be_all", "wb.zim", tags=("nopic",), language="bel"))
+    assert (tagged.language, tagged.flavour) == ("be", "nopic")
+    flavoured = identity_of(info("wikipedia_en_100", "w.zim", flavour="_mini"))
+    assert flavoured.flavour == "mini"
+    language_site = identity_of(info("ru.stackoverflow.com_mul_all", "ru.zim"))
+    assert (language_site.project, language_site.language) == ("stackoverflow.com", "ru")
+
+
+def names_of(*archives: ArchiveInfo) -> list[str]:
+    return unique_names([identity_of(archive) for archive in archives])
+
+
+def test_a_single_archive_of_a_project_gets_no_suffix() -> None:
+    assert names_of(
+        info("wikipedia_en_all", "wikipedia_en_all_maxi_2026-05.zim"),
+        info("stackoverflow.com_en_all", "stackoverflow.com_en_all_2026-05.zim"),
+    ) == ["Wikipedia", "StackOverflow"]
+
+
+def test_suffixes_only_where_needed() -> None:
+    assert names_of(
+        info("wikipedia_en_all", "wikipedia_en_all_maxi_2026-05.zim"),
+        info("wikipedia_en_medicine", "wikipedia_en_medicine_maxi_2026-05.zim"),
+        info("wikipedia_fr_all", "wikipedia_fr_all_maxi_2026-05.zim", language="fra"),
+    ) == ["Wikipedia_en", "Wikipedia_en_medicine", "Wikipedia_fr"]
+    assert names_of(
+        info("wikipedia_en_all", "wikipedia_en_all_maxi_2026-05.zim"),
+        info("wikipedia_en_medicine", "wikipedia_en_medicine_maxi_2026-05.zim"),
+    ) == ["Wikipedia", "Wikipedia_medicine"]
+    assert names_of(
+        info("wikipedia_en_100", "a.zim", flavour="mini"),
+        info("wikipedia_en_ray_charles", "b.zim", flavour="mini"),
+        info("wikipedia_en_ray_charles", "c.zim", flavour="nopic"),
+    ) == ["Wikipedia_100", "Wikipedia_ray_charles_mini", "Wikipedia_ray_charles_nopic"]
+
+
+def test_names_stay_valid_and_unique_whatever_the_metadata() -> None:
+    archives = [
+        info("x" * 200 + "_en_all", "long.zim"),
+        info("x" * 200 + "_en_all", "long2.zim"),
+        info("", "---.zim"),
+        info("", "___.zim"),
+        info("日本語_ja_all", "ja.zim"),
+        info("WIKIPEDIA_en_all", "upper.zim"),
+        info("wikipedia_en_all", "lower.zim"),
+    ]
+    names = names_of(*archives)
+    assert all(LIBRARY_NAME_PATTERN.match(name) for name in names), names
+    assert len({name.lower() for name in names}) == len(names)
+
+
+def test_deduplicate_counts_from_two_ignoring_case() -> None:
+    assert deduplicate(["Wiki", "wiki", "WIKI", "Other"]) == ["Wiki", "wiki_2", "WIKI_3", "Other"]
+
+
+# -- the plan --------------------------------------------------------------------------------
+
+
+def plan(*archives: tuple[str, ArchiveInfo]) -> tuple[list[Any], list[Any]]:
+    return plan_libraries([Archive(path, archive) for path, archive in archives])
+
+
+def test_the_newest_snapshot_is_enabled_and_keeps_the_plain_name() -> None:
+    older = info("wikipedia_en_all", "wikipedia_en_all_maxi_2025-11.zim", snapshot="2025-11")
+    newer = info("wikipedia_en_all", "wikipedia_en_all_maxi_2026-05.zim")
+    entries, skipped = plan(("old/w.zim", older), ("new/w.zim", newer))
+    assert skipped == []
+    by_path = {entry.path: entry for entry in entries}
+    assert (by_path["new/w.zim"].name, by_path["new/w.zim"].enabled) == ("Wikipedia", True)
+    disabled = by_path["old/w.zim"]
+    assert (disabled.name, disabled.enabled) == ("Wikipedia_2025-11", False)
+    assert (
+        "the same library (Name wikipedia_en_all) as new/w.zim, which is enabled: this is "
+        "snapshot 2025-11 (maxi), that snapshot 2026-05 (maxi)"
+    ) in (disabled.disabled_because or "")
+
+
+def test_of_one_snapshot_the_flavour_with_the_most_text_is_enabled() -> None:
+    mini = info("wikipedia_en_all", "wikipedia_en_all_mini_2026-05.zim", flavour="mini")
+    nopic = info("wikipedia_en_all", "wikipedia_en_all_nopic_2026-05.zim", flavour="nopic")
+    entries, _ = plan(("mini.zim", mini), ("nopic.zim", nopic))
+    assert [(e.name, e.enabled) for e in entries] == [
+        ("Wikipedia_mini", False),
+        ("Wikipedia", True),
+    ]
+
+
+def test_a_second_copy_of_an_archive_is_left_out() -> None:
+    original = info("devdocs_en_python", "devdocs_en_python_2026-05.zim", scraper="devdocs2zim")
+    entries, skipped = plan(("a/p.zim", original), ("b/p.zim", original))
+    assert [entry.path for entry in entries] == ["a/p.zim"]
+    assert skipped[0].path == "b/p.zim"
+    assert "the same archive (UUID) as a/p.zim" in skipped[0].reason
+
+
+def test_an_unknown_family_is_disabled_with_the_reason() -> None:
+    odd = info("ted_en_all", "ted_en_all_2026-01.zim", scraper="ted2zim 3.0")
+    entries, _ = plan(("ted.zim", odd))
+    [entry] = entries
+    assert (entry.name, entry.adapter, entry.enabled) == ("Ted", "mediawiki", False)
+    assert "family not recognised (Scraper 'ted2zim 3.0'" in (entry.disabled_because or "")
+    assert "set its adapter and enabled = true" in (entry.disabled_because or "")
+
+
+# -- rendering -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text", ["plain", 'quo"te', "back\\slash", "tab\tnew\nline", "del\x7f", "bell\x07", "é 😀"]
+)
+def test_toml_string_round_trips(text: str) -> None:
+    assert tomllib.loads(f"value = {toml_string(text)}")["value"] == text
+
+
+def test_the_rendered_manifest_loads_with_the_server_loader(tmp_path: Path) -> None:
+    (tmp_path / "a b").mkdir()
+    (tmp_path / "a b" / 'we"ird.zim').write_bytes(b"")
+    (tmp_path / "w.zim").write_bytes(b"")
+    odd = info("ted_en_all", "ted.zim", scraper="ted2zim", title="TED\ntalks # not a comment")
+    entries, skipped = plan(
+        ('a b/we"ird.zim', info("wikipedia_en_all", "we.zim")),
+        ("w.zim", odd),
+    )
+    text = render_manifest(entries, skipped, root=tmp_path, origin=f"folder {tmp_path}")
+    (tmp_path / "corpus.toml").write_text(text)
+    manifest = load_manifest(tmp_path / "corpus.toml", tmp_path)
+    assert [(lib.name, lib.path, lib.enabled) for lib in manifest.libraries] == [
+        ("Wikipedia", 'a b/we"ird.zim', True),
+        ("Ted", "w.zim", False),
+    ]
+    assert "# TED talks # not a comment (eng, snapshot 2026-05, 1.2 MB, 1,200 entries," in text
+    assert "full-text index: yes)" in text
+    assert f"which must be {tmp_path}" in text
