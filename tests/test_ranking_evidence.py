@@ -16,6 +16,7 @@ from corpus_mcp.ranking.evidence import (
     score,
     word_weights,
 )
+from corpus_mcp.ranking.terms import index_document
 from corpus_mcp.ranking.text import stem, word_set
 
 
@@ -108,8 +109,8 @@ def test_scope_words_come_from_metadata_minus_archive_vocabulary() -> None:
     assert scope == frozenset({stem("django")})
 
 
-def test_read_evidence_adds_page_heading_headings_and_passages() -> None:
-    document = Document(
+def _api_page() -> Document:
+    return Document(
         path="api",
         title="flask",
         kind="documentation",
@@ -121,29 +122,58 @@ def test_read_evidence_adds_page_heading_headings_and_passages() -> None:
                 title="Sessions",
                 level=2,
                 content="Cookies are signed.",
-                children=[Section(id="interface", title="Interface", level=3, content="Save.")],
+                children=[Section(id="interface", title="Interface", level=3, content="Save it.")],
             ),
-            Section(id="refs", title="References", level=2, reference=True, content="x"),
+            Section(
+                id="refs",
+                title="References",
+                level=2,
+                reference=True,
+                content="Cookies interface save.",
+            ),
         ],
     )
-    evidence = read_evidence(Evidence(titles=("flask",), frequencies=(1,)), document)
-    assert evidence.titles == ("flask", "API")
-    assert evidence.headings == ("Sessions", "Interface")
-    # A passage knows its section's title and its parents' titles.
-    assert any({stem("session"), stem("interface"), stem("save")} <= p for p in evidence.passages)
-    assert not any(stem("references") in p for p in evidence.passages)
-    assert evidence.body_stems is None  # the index described it
 
 
-def test_read_evidence_gives_text_stems_to_candidates_no_index_described() -> None:
+def _read(words: list[Word], evidence: Evidence | None = None) -> Evidence:
+    page = _api_page()
+    return read_evidence(
+        evidence or Evidence(titles=("flask",), frequencies=(1,) * len(words)),
+        page,
+        index_document(page),
+        words,
+    )
+
+
+def test_read_evidence_adds_the_page_heading_as_a_title() -> None:
+    assert _read([Word("api", 1.0)]).titles == ("flask", "API")
+
+
+def test_the_best_heading_is_the_share_one_section_title_holds() -> None:
+    evidence = _read([Word("sessions", 2.0), Word("interface", 1.0), Word("other", 1.0)])
+    assert evidence.heading == pytest.approx(2 / 4)
+
+
+def test_a_passage_holds_its_text_and_its_sections_titles() -> None:
+    # "Save it." under Interface under Sessions holds all three words.
+    evidence = _read([Word("sessions", 1.0), Word("interface", 1.0), Word("save", 1.0)])
+    assert evidence.passage == pytest.approx(1.0)
+    assert evidence.text_share is None  # the index described the candidate
+
+
+def test_reference_matter_is_no_evidence() -> None:
+    evidence = _read([Word("cookies", 1.0), Word("save", 1.0), Word("references", 1.0)])
+    assert evidence.passage == pytest.approx(1 / 3)
+
+
+def test_read_evidence_gives_a_text_share_to_candidates_no_index_described() -> None:
     document = Document(
         path="x",
         title="X",
         kind="article",
         sections=[Section(id="", title="", level=1, content="Directed by Bruce Conner.")],
     )
-    evidence = read_evidence(Evidence(titles=("X",)), document)
-    assert evidence.body_stems is not None
-    assert stem("conner") in evidence.body_stems
-    with_text = score("bruce conner", [Word("bruce", 1.0), Word("conner", 1.0)], evidence)
-    assert with_text.body == pytest.approx(0.5)
+    words = [Word("bruce", 1.0), Word("conner", 1.0)]
+    evidence = read_evidence(Evidence(titles=("X",)), document, index_document(document), words)
+    assert evidence.text_share == pytest.approx(1.0)
+    assert score("bruce conner", words, evidence).body == pytest.approx(0.5)

@@ -29,6 +29,7 @@ from corpus_mcp.errors import CorpusError
 from corpus_mcp.federate import Candidate, federate, order, rescore, weigh_words
 from corpus_mcp.gather import Hit, Landed, LibraryHits, collect_hits, land, load_symbols
 from corpus_mcp.ranking.evidence import WEIGHT_SYMBOL, Word, read_evidence, scope_words
+from corpus_mcp.ranking.terms import DocumentTerms, index_document
 from corpus_mcp.ranking.text import word_set
 from corpus_mcp.symbols import SymbolTable
 from corpus_mcp.wire import FetchOutput, SearchOutput, SearchResult, SectionRef
@@ -110,7 +111,9 @@ class Corpus:
         self.settings = settings
         self._libraries = {lib.name: lib for lib in libraries}
         self._disabled = disabled
-        self._documents: ByteLRU[tuple[str, str], Document] = ByteLRU(settings.document_cache_bytes)
+        self._documents: ByteLRU[tuple[str, str], Parsed] = ByteLRU(settings.document_cache_bytes)
+        # Indexing a document's words is pure CPU work: a worker thread, but no archive.
+        self._cpu = trio.CapacityLimiter(settings.search_workers)
         # Archives do not change while open, so a library's hits for a query stay valid:
         # agents repeat queries (retries, several agents on one topic), and a repeat
         # then costs no index search. Failures and timeouts are never remembered.
@@ -163,19 +166,23 @@ class Corpus:
         self, query: str, words: list[Word], candidates: list[Candidate], failed: list[str]
     ) -> list[Candidate]:
         """The candidates rescored with what their documents say, best first."""
-        documents: dict[int, Document] = {}
-        async with trio.open_nursery() as nursery:
-            for i, candidate in enumerate(candidates):
-                nursery.start_soon(
-                    self._load_for_search, i, candidate.library, candidate.hit, documents, failed
-                )
+        read = await self._read_all(candidates, failed)
         rescored = [
-            rescore(query, words, c, read_evidence(c.evidence, documents[i]))
-            if i in documents
-            else c
+            rescore(query, words, c, read_evidence(c.evidence, *read[i], words)) if i in read else c
             for i, c in enumerate(candidates)
         ]
         return order(rescored)
+
+    async def _read_all(
+        self, candidates: list[Candidate], failed: list[str]
+    ) -> dict[int, tuple[Document, DocumentTerms]]:
+        """Each candidate's document and word index (concurrently); failures are logged,
+        named in ``failed`` and left out."""
+        read: dict[int, tuple[Document, DocumentTerms]] = {}
+        async with trio.open_nursery() as nursery:
+            for i, candidate in enumerate(candidates):
+                nursery.start_soon(self._load_for_search, i, candidate, read, failed)
+        return read
 
     async def _search_library(
         self,
@@ -239,31 +246,24 @@ class Corpus:
         while len(results) < limit and position < len(ordered):
             batch = ordered[position : position + limit - len(results)]
             position += len(batch)
-            documents: dict[int, Document] = {}
-            async with trio.open_nursery() as nursery:
-                for i, candidate in enumerate(batch):
-                    nursery.start_soon(
-                        self._load_for_search,
-                        i,
-                        candidate.library,
-                        candidate.hit,
-                        documents,
-                        failed,
-                    )
+            read = await self._read_all(batch, failed)
             for i, candidate in enumerate(batch):
-                document = documents.get(i)
-                if document is None or document.metadata.get("navigation") == "true":
+                if i not in read or read[i][0].metadata.get("navigation") == "true":
                     continue
-                results.append(self._result(query, words, candidate, document))
+                results.append(self._result(query, words, candidate, *read[i]))
         return results
 
     async def _load_for_search(
-        self, i: int, name: str, hit: Hit, out: dict[int, Document], failed: list[str]
+        self,
+        i: int,
+        candidate: Candidate,
+        out: dict[int, tuple[Document, DocumentTerms]],
+        failed: list[str],
     ) -> None:
-        library = self._libraries[name]
+        library = self._libraries[candidate.library]
         with trio.move_on_after(self.settings.search_timeout) as scope:
             try:
-                out[i] = await self._document(library, hit.path, hit.title)
+                out[i] = await self._searchable(library, candidate.hit.path, candidate.hit.title)
             except Exception as exc:
                 log.warning(
                     "search: reading a result from %s failed: %s", library.name, _describe(exc)
@@ -274,19 +274,28 @@ class Corpus:
             failed.append(library.name)
 
     def _result(
-        self, query: str, words: list[Word], candidate: Candidate, document: Document
+        self,
+        query: str,
+        words: list[Word],
+        candidate: Candidate,
+        document: Document,
+        terms: DocumentTerms,
     ) -> SearchResult:
         library, path, landing = candidate.library, candidate.path, candidate.hit.section
         # A query that is the redirect's title or the symbol's name asks for the landing.
         answers = candidate.scored.exact > 0 or candidate.scored.symbol >= SYMBOL_ANSWERS
-        hints = ranking.result_hints(query, document, landing, words, landing_answers=answers)
+        hints = ranking.result_hints(
+            query, document, landing, words, landing_answers=answers, terms=terms
+        )
         return SearchResult(
             ref=refs.encode(library, path),
             library=library,
             kind=document.kind,
             title=document.title,
             snapshot=self._libraries[library].snapshot,
-            snippet=ranking.snippet(query, document, within=hints[0][0] if hints else None),
+            snippet=ranking.snippet(
+                query, document, within=hints[0][0] if hints else None, terms=terms
+            ),
             relevant_sections=[SectionRef(sid, title) for sid, title in hints],
         )
 
@@ -298,7 +307,8 @@ class Corpus:
         library = self._libraries[name]
         # Only canonical content paths are cache keys, and such a path lands on itself
         # with no section: a cached document needs no trip to the archive at all.
-        document = self._documents.get((library.service.info.uuid, path))
+        cached = self._documents.get((library.service.info.uuid, path))
+        document = cached.document if cached is not None else None
         landing: str | None = None
         if document is None:
             landed = await self._land(library, path)
@@ -346,23 +356,33 @@ class Corpus:
         key = (library.service.info.uuid, path)
         cached = self._documents.get(key)
         if cached is not None:
-            return cached
-        reader, adapter = library.service.reader, library.adapter
+            return cached.document
+        parsed = await library.service.run(lambda: _read(library, path, title, index=False))
+        self._documents.put(key, parsed, parsed.weight)
+        return parsed.document
 
-        # Read and parse in one worker call: a thread hop less on every cold document,
-        # at the price of holding the archive while parsing (the GIL serialises the two
-        # anyway).
-        def read_and_parse() -> Document:
-            entry, content = reader.read(path)
-            return adapter.parse(path, entry.title or title, content)
-
-        document = await library.service.run(read_and_parse)
-        self._documents.put(key, document, _weight(document))
-        return document
+    async def _searchable(
+        self, library: Library, path: str, title: str
+    ) -> tuple[Document, DocumentTerms]:
+        """The document and its word index (computed once, kept in the same cache)."""
+        key = (library.service.info.uuid, path)
+        parsed = self._documents.get(key)
+        if parsed is None:
+            parsed = await library.service.run(lambda: _read(library, path, title, index=True))
+        elif parsed.terms is None:
+            document = parsed.document
+            terms = await trio.to_thread.run_sync(index_document, document, limiter=self._cpu)
+            parsed = Parsed(document=document, terms=terms)
+        else:
+            return parsed.document, parsed.terms
+        self._documents.put(key, parsed, parsed.weight)
+        assert parsed.terms is not None
+        return parsed.document, parsed.terms
 
     @property
-    def cache(self) -> ByteLRU[tuple[str, str], Document]:
-        """Parsed documents (benchmarks clear it to measure cold fetches)."""
+    def cache(self) -> ByteLRU[tuple[str, str], Parsed]:
+        """Parsed documents and their word indexes (benchmarks clear it to measure cold
+        fetches and searches)."""
         return self._documents
 
     @property
@@ -436,6 +456,26 @@ def _hits_weight(hits: LibraryHits) -> int:
     """Approximate memory of one library's hits for one query."""
     every = [*hits.fulltext, *hits.title, *hits.symbols]
     return 256 + sum(96 + len(h.path) + len(h.title) + len(h.query or "") for h in every)
+
+
+class Parsed(msgspec.Struct, kw_only=True):
+    """A document as the cache keeps it: parsed, and indexed once search needs it."""
+
+    document: Document
+    terms: DocumentTerms | None = None
+
+    @property
+    def weight(self) -> int:
+        return _weight(self.document) + (self.terms.size if self.terms is not None else 0)
+
+
+def _read(library: Library, path: str, title: str, *, index: bool) -> Parsed:
+    """Read, parse and (for search) index in one worker call: a thread hop less on every
+    cold document, at the price of holding the archive meanwhile (the GIL serialises the
+    work anyway)."""
+    entry, content = library.service.reader.read(path)
+    document = library.adapter.parse(path, entry.title or title, content)
+    return Parsed(document=document, terms=index_document(document) if index else None)
 
 
 def _weight(document: Document) -> int:

@@ -179,11 +179,12 @@ def _indexed_fulltext(
         if hit is None or hit.path in seen:
             continue
         seen.add(hit.path)
-        hits.append(
-            msgspec.structs.replace(
+        if hit.path == found.path:
+            # A stub's own numbers say nothing of the article it lands on.
+            hit = msgspec.structs.replace(
                 hit, weight=found.weight, length=found.length, frequencies=found.frequencies
             )
-        )
+        hits.append(hit)
     return LibraryHits(
         fulltext=hits,
         title=[],

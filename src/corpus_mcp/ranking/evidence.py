@@ -31,8 +31,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import msgspec
 
-from corpus_mcp.document import Document, Section
-from corpus_mcp.ranking.passages import passages
+from corpus_mcp.document import Document
+from corpus_mcp.ranking.terms import DocumentTerms
 from corpus_mcp.ranking.text import (
     STOP_WORDS,
     distinct,
@@ -95,11 +95,12 @@ class Evidence(msgspec.Struct, frozen=True, kw_only=True):
     scope_stems: frozenset[str] = frozenset()
     """Stems of the words naming the library's subject: in its own titles they say
     nothing ("Flask" titles a page of the Flask docs)."""
-    headings: tuple[str, ...] = ()
-    passages: tuple[frozenset[str], ...] = ()
-    """Stems of each section (its text, its title and its parents' titles), once read."""
-    body_stems: frozenset[str] | None = None
-    """Stems of the document's text, when it has been read and no frequencies are known."""
+    heading: float = 0.0
+    """Once read: the share of the query's weight the best section title holds."""
+    passage: float = 0.0
+    """Once read: the share the best passage holds, with its section's titles."""
+    text_share: float | None = None
+    """Once read, for candidates no index described: the share the whole text holds."""
 
 
 class Scored(msgspec.Struct, frozen=True, kw_only=True):
@@ -155,17 +156,13 @@ def score(query: str, words: Sequence[Word], evidence: Evidence) -> Scored:
         query, topical, evidence.titles, sum(w.weight for w in topical)
     )
     symbol = evidence.symbol * _share(words, stem_set(evidence.symbol_text), total_weight) ** 2
-    heading = max(
-        (_share(words, stem_set(h), total_weight) for h in evidence.headings), default=0.0
-    )
-    passage = max((_share(words, p, total_weight) for p in evidence.passages), default=0.0)
     parts = {
         "body": WEIGHT_BODY * body,
         "title": WEIGHT_TITLE * title,
         "contained": WEIGHT_CONTAINED * contained,
         "exact": WEIGHT_EXACT * exact,
-        "heading": WEIGHT_HEADING * heading,
-        "passage": WEIGHT_PASSAGE * passage,
+        "heading": WEIGHT_HEADING * evidence.heading,
+        "passage": WEIGHT_PASSAGE * evidence.passage,
         "symbol": WEIGHT_SYMBOL * symbol,
         "scope": WEIGHT_SCOPE * float(evidence.scope),
     }
@@ -187,10 +184,9 @@ def _body(words: Sequence[Word], evidence: Evidence, total_weight: float) -> flo
                 bm25 += word.weight * frequency * (K1 + 1) / (frequency + K1 * norm)
                 covered += word.weight
         return (bm25 / ((K1 + 1) * total_weight)) * (covered / total_weight)
-    if evidence.body_stems is not None:
+    if evidence.text_share is not None:
         # Read but not indexed: coverage alone, at half the saturation BM25 would give.
-        share = _share(words, evidence.body_stems, total_weight)
-        return 0.5 * share * share
+        return 0.5 * evidence.text_share * evidence.text_share
     return 0.0
 
 
@@ -301,35 +297,46 @@ def weights_by_text(words: Sequence[Word]) -> Mapping[str, float]:
     return {w.text: w.weight for w in words}
 
 
-def read_evidence(evidence: Evidence, document: Document) -> Evidence:
-    """``evidence`` completed from the document's text: its own title and page heading
-    as further titles, its section titles, the words of each section in its context
-    (the best-matching section tells a long reference page that mentions everything
-    somewhere from one that answers), and (for candidates no index described) the stems
-    of its whole text."""
+def read_evidence(
+    evidence: Evidence, document: Document, terms: DocumentTerms, words: Sequence[Word]
+) -> Evidence:
+    """``evidence`` completed from the document: its own title and page heading as
+    further titles; the share of the query's weight its best section title holds; the
+    share its best passage holds, counting its section's and parents' titles (a long
+    reference page mentions everything somewhere; the page that answers has one passage
+    that does); and, for candidates no index described, the share its whole text holds."""
     titles = distinct([*evidence.titles, document.title, document.metadata.get("heading", "")])
-    headings: list[str] = []
-    sections: list[frozenset[str]] = []
-
-    def visit(nodes: Sequence[Section], context: frozenset[str]) -> None:
-        for section in nodes:
-            if section.reference:
-                continue
-            own = context | stem_set(section.title)
-            if section.id and section.title:
-                headings.append(section.title)
-            sections.append(own)
-            sections.extend(own | stem_set(p.text) for p in passages(section.content))
-            visit(section.children, own)
-
-    visit(document.sections, frozenset())
-    body_stems = evidence.body_stems
-    if evidence.frequencies is None and body_stems is None:
-        body_stems = frozenset().union(*sections)
+    total = sum(w.weight for w in words)
+    heading = passage = 0.0
+    text_share = evidence.text_share
+    if total > 0:
+        heading = _best_heading(terms, words) / total
+        passage = _best_passage(terms, words) / total
+        if evidence.frequencies is None:
+            text_share = sum(w.weight for w in words if term_in(w.text, terms.stems)) / total
     return msgspec.structs.replace(
         evidence,
         titles=tuple(t for t in titles if t),
-        headings=tuple(headings),
-        passages=tuple(sections),
-        body_stems=body_stems,
+        heading=heading,
+        passage=passage,
+        text_share=text_share,
     )
+
+
+def _best_heading(terms: DocumentTerms, words: Sequence[Word]) -> float:
+    """The most query weight one section title holds."""
+    held: dict[int, float] = {}
+    for word in words:
+        for index in terms.sections_titled(word.text):
+            held[index] = held.get(index, 0.0) + word.weight
+    return max(held.values(), default=0.0)
+
+
+def _best_passage(terms: DocumentTerms, words: Sequence[Word]) -> float:
+    """The most query weight one passage holds (its text plus its section's and parents'
+    titles), or one section title alone (a section without text)."""
+    held: dict[int, float] = {}
+    for word in words:
+        for index in terms.passages_holding(word.text):
+            held[index] = held.get(index, 0.0) + word.weight
+    return max(max(held.values(), default=0.0), _best_heading(terms, words))

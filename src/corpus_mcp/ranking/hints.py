@@ -16,18 +16,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from corpus_mcp.document import Document, Section, content_sections, walk
+from corpus_mcp.document import Document, Section, walk
 from corpus_mcp.ranking.evidence import Word, run_in
-from corpus_mcp.ranking.passages import passages
-from corpus_mcp.ranking.text import (
-    query_terms,
-    stem_set,
-    stems_of,
-    term_in,
-    title_key,
-    token_spans,
-    topic_terms,
-)
+from corpus_mcp.ranking.terms import DocumentTerms, SectionTerms, index_document, uses
+from corpus_mcp.ranking.text import query_terms, stem_set, term_in, title_key, topic_terms
 
 #: A section is hinted when its score reaches this and :data:`HINT_RELATIVE` of the
 #: best section's score.
@@ -45,24 +37,29 @@ _B = 0.5
 
 
 def section_hints(
-    query: str, document: Document, words: Sequence[Word] | None = None, limit: int = 3
+    query: str,
+    document: Document,
+    words: Sequence[Word] | None = None,
+    limit: int = 3,
+    terms: DocumentTerms | None = None,
 ) -> list[tuple[str, str]]:
     """``(id, title)`` of at most ``limit`` sections that answer the query, best first
     (ties in document order). ``words`` are the query's weighted words (each weighs 1
-    when not given)."""
+    when not given); ``terms`` the document's index, when search already has it."""
     if limit <= 0:
         return []
-    sections = content_sections(document.sections)
+    indexed = terms if terms is not None else index_document(document)
+    sections = indexed.sections
     if not sections:
         return []
     weighted = list(words) if words is not None else [Word(t, 1.0) for t in topic_terms(query)]
     focus = _focus(weighted, document)
     if not focus:
         return []
-    lead = sections[0] if sections[0].id == "" else None
+    lead = sections[0].section if sections[0].section.id == "" else None
     if lead is not None and _names_only_the_page(weighted, document):
         return [(lead.id, _title(lead, document))]
-    scores = _scores(query, focus, sections, document)
+    scores = _scores(query, focus, sections)
     best = max(scores, default=0.0)
     if best <= 0:
         return []
@@ -72,15 +69,19 @@ def section_hints(
     ranked = sorted(
         (i for i, value in enumerate(scores) if value >= floor), key=lambda i: (-scores[i], i)
     )
-    chosen: list[Section] = []
+    chosen: list[int] = []
     for i in ranked:
-        section = sections[i]
-        if any(_contains(other, section) or _contains(section, other) for other in chosen):
-            continue  # fetching either already returns the other
-        chosen.append(section)
+        # Fetching a section returns its subsections: never hint both.
+        if any(_within(sections, i, j) or _within(sections, j, i) for j in chosen):
+            continue
+        chosen.append(i)
         if len(chosen) == limit:
             break
-    return [(s.id, _title(s, document)) for s in chosen]
+    return [(sections[i].section.id, _title(sections[i].section, document)) for i in chosen]
+
+
+def _within(sections: Sequence[SectionTerms], index: int, ancestor: int) -> bool:
+    return ancestor < index <= sections[ancestor].last
 
 
 def _focus(words: Sequence[Word], document: Document) -> list[Word]:
@@ -105,15 +106,11 @@ def _names_only_the_page(words: Sequence[Word], document: Document) -> bool:
     return all(term_in(w.text, title_stems) for w in words if w.weight > 0)
 
 
-def _scores(
-    query: str, words: Sequence[Word], sections: Sequence[Section], document: Document
-) -> list[float]:
-    texts = [_text(s) for s in sections]
-    lengths = [len(t.split()) for t in texts]
+def _scores(query: str, words: Sequence[Word], sections: Sequence[SectionTerms]) -> list[float]:
+    lengths = [s.length for s in sections]
     average = (sum(lengths) / len(lengths)) or 1.0
-    titles = ["" if s.id == "" else s.title for s in sections]
-    counts = [[_occurrences(texts[i], w.text) for w in words] for i in range(len(sections))]
-    in_title = [[term_in(w.text, stem_set(t)) for w in words] for t in titles]
+    counts = [[uses(s.counts, w.text) for w in words] for s in sections]
+    in_title = [[term_in(w.text, s.title_stems) for w in words] for s in sections]
     # A word counts by its corpus weight times how few of the sections use it.
     spread = [
         sum(1 for i in range(len(sections)) if counts[i][j] or in_title[i][j])
@@ -136,27 +133,17 @@ def _scores(
             sum(weights[j] * c / (c + _SATURATION * norm) for j, c in enumerate(counts[i]) if c)
             / total
         )
+        title = section.section.title
         exact = 0.0
-        if titles[i] and title_part > 0:
-            key = title_key(titles[i])
-            if key == query_key or run_in(query_terms(titles[i]), terms):
-                exact = EXACT_BONUS
+        if (
+            section.title_stems
+            and title_part > 0
+            and (title_key(title) == query_key or run_in(query_terms(title), terms))
+        ):
+            exact = EXACT_BONUS
         value = TITLE_SHARE * title_part + (1 - TITLE_SHARE) * text_part + exact
-        scores.append(value * LEAD_FACTOR if section.id == "" else value)
+        scores.append(value * LEAD_FACTOR if section.section.id == "" else value)
     return scores
-
-
-def _text(section: Section) -> str:
-    return " ".join(p.text for p in passages(section.content))
-
-
-def _occurrences(text: str, word: str) -> int:
-    stems = stems_of(word)
-    return sum(1 for _, _, found in token_spans(text) if found & stems)
-
-
-def _contains(ancestor: Section, section: Section) -> bool:
-    return any(s is section for s in walk(ancestor.children))
 
 
 def result_hints(
@@ -167,6 +154,7 @@ def result_hints(
     limit: int = 3,
     *,
     landing_answers: bool = False,
+    terms: DocumentTerms | None = None,
 ) -> list[tuple[str, str]]:
     """The hints a search result shows: :func:`section_hints`, adjusted for how the
     document was found and what kind it is.
@@ -181,7 +169,7 @@ def result_hints(
     landed = _landing(document, landing)
     if landed is not None and landing_answers:
         return [landed[0]]
-    hints = section_hints(query, document, words, limit)
+    hints = section_hints(query, document, words, limit, terms)
     if landed is not None:
         pick, owner = landed
         # Fetching the landing returns its whole section: no second hint for it.

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 
 import msgspec
 
-from corpus_mcp.document import Document, Section, content_sections
-from corpus_mcp.ranking.passages import LIST, PROSE, TABLE, Passage, passages
-from corpus_mcp.ranking.text import (
-    stem_set,
-    stems_of,
-    term_in,
-    token_spans,
-    topic_terms,
-)
+from corpus_mcp.document import Document, Section
+from corpus_mcp.ranking.passages import LIST, PROSE, TABLE, passages
+from corpus_mcp.ranking.terms import DocumentTerms, index_document
+from corpus_mcp.ranking.text import stem_set, stems_of, term_in, token_spans, topic_terms
 
 ELLIPSIS = "…"
 
@@ -27,44 +22,23 @@ _KIND_WEIGHT = {PROSE: 1.0, LIST: 0.8, TABLE: 0.5}
 # -- snippets ---------------------------------------------------------------------------
 
 
-class _Scored(msgspec.Struct, frozen=True):
+class _Candidate(msgspec.Struct, frozen=True):
+    index: int
+    """Position among the document's indexed passages."""
+    focus: int
+    """Query terms it holds that the document title does not."""
     score: float
-    order: int
-    section: Section
-    passage: Passage
 
 
-def _hits(text: str, stems: AbstractSet[str]) -> list[tuple[int, int]]:
-    """(start, end) of each word of ``text`` that matches one of the query stems."""
-    return [(start, end) for start, end, word in token_spans(text) if word & stems]
-
-
-def _terms_found(passage: Passage, terms: Sequence[str]) -> int:
-    stems = stem_set(passage.text)
-    return sum(term_in(term, stems) for term in terms)
-
-
-def _passage_score(passage: Passage, section: Section, terms: Sequence[str]) -> float:
-    """``(3 * distinct query terms found + 0.25 * occurrences, at most 6)``, weighted by
-    the block kind (prose 1, list 0.8, table 0.5: infobox rows lose to prose saying the
-    same), plus 0.5 per query term in the section title and 0.25 for the lead. 0 when no
-    term occurs. Distinct terms dominate: a passage naming every term beats one
-    repeating a single term."""
-    text_stems = stem_set(passage.text)
-    distinct = sum(term_in(term, text_stems) for term in terms)
-    if not distinct:
-        return 0.0
-    occurrences = len(_hits(passage.text, {s for term in terms for s in stems_of(term)}))
-    title_stems = stem_set(section.title)
-    title_bias = 0.5 * sum(term_in(term, title_stems) for term in terms)
-    lead_bias = 0.25 if section.id == "" else 0.0
-    base = 3.0 * distinct + 0.25 * min(occurrences, 6)
-    return base * _KIND_WEIGHT[passage.kind] + title_bias + lead_bias
-
-
-def snippet(query: str, document: Document, max_chars: int = 300, within: str | None = None) -> str:
+def snippet(
+    query: str,
+    document: Document,
+    max_chars: int = 300,
+    within: str | None = None,
+    terms: DocumentTerms | None = None,
+) -> str:
     """A plain-text excerpt of ``document`` of at most ``max_chars`` characters around
-    the query's terms.
+    the query's terms (``terms``: the document's index, when search already has it).
 
     ``within`` (a section id, usually the best hint) is searched first: the snippet then
     shows the agent what the hinted section says. When no passage there names a query
@@ -72,64 +46,107 @@ def snippet(query: str, document: Document, max_chars: int = 300, within: str | 
 
     The passage naming the most query terms (those the title does not already name,
     when there are any) is chosen; at equal terms prose and lists beat tables, then the
-    best :func:`_passage_score` wins (ties: document order);
-    short passages are topped up with the following prose of the same section; long
-    ones are cut to the window holding the most query words, at word boundaries, with
-    ``…`` where text was cut. Without any matching passage, the lead's first prose (or
-    the document's first prose) is used from its start.
+    best :func:`_passage_score` wins (ties: document order); short passages are topped
+    up with the following prose of the same section; long ones are cut to the window
+    holding the most query words, at word boundaries, with ``…`` where text was cut.
+    Without any matching passage, the lead's first prose (or the document's first
+    prose) is used from its start.
     """
-    terms = topic_terms(query)
-    stems = {stem for term in terms for stem in stems_of(term)}
-
-    def keep_math(tex: str) -> bool:
-        return bool(stem_set(tex) & stems)
-
-    sections = content_sections(document.sections)
-    query_math = keep_math if any("$" in s.content for s in sections) else None
-
-    scored: list[_Scored] = []
-    for section in sections:
-        for passage in passages(section.content, query_math):
-            score = _passage_score(passage, section, terms) if terms else 0.0
-            scored.append(_Scored(score, len(scored), section, passage))
-    # Naming more of the query's terms wins; at equal terms, prose and lists win over
-    # tables (infoboxes above all read as label/value debris), then the score decides.
+    indexed = terms if terms is not None else index_document(document)
+    wanted = topic_terms(query)
+    title_stems = stem_set(document.title)
     # Terms the title already names match everywhere in the document, so the others
     # decide (as for section hints), when there are any.
-    title_stems = stem_set(document.title)
-    focus = [term for term in terms if not term_in(term, title_stems)] or terms
+    focus = [term for term in wanted if not term_in(term, title_stems)] or wanted
+    holding = {term: indexed.passages_with(term) for term in wanted}
+    candidates = [
+        _Candidate(
+            index=index,
+            focus=sum(index in holding[term] for term in focus),
+            score=_passage_score(indexed, index, wanted, holding),
+        )
+        for index in sorted(frozenset[int]().union(*holding.values()))
+    ]
+    preferred = [
+        c for c in candidates if within is not None and _section(indexed, c.index).id == within
+    ]
 
-    def preference(s: _Scored) -> tuple[int, bool, float, int]:
-        return (_terms_found(s.passage, focus), s.passage.kind != TABLE, s.score, -s.order)
+    # Naming more of the query's terms wins; at equal terms, prose and lists win over
+    # tables (infoboxes above all read as label/value debris), then the score decides.
+    def preference(c: _Candidate) -> tuple[int, bool, float, int]:
+        return (c.focus, indexed.passages[c.index].kind != TABLE, c.score, -c.index)
 
-    matching = [s for s in scored if s.score > 0]
-    preferred = [s for s in matching if within is not None and s.section.id == within]
-    best = max(preferred or matching, key=preference, default=None)
+    best = max(preferred or candidates, key=preference, default=None)
     if best is None:
-        return _fallback_snippet(scored, max_chars)
-    text = _with_following_prose(best, scored, max_chars)
-    focus_stems = {stem for term in focus for stem in stems_of(term)}
+        return _fallback_snippet(indexed, max_chars)
+    text = _with_following_prose(indexed, best.index, max_chars, _math_of(wanted))
+    focus_stems = {root for term in focus for root in stems_of(term)}
     return _window(text, _hits(text, focus_stems), max_chars)
 
 
-def _fallback_snippet(scored: Sequence[_Scored], max_chars: int) -> str:
-    prose = [s for s in scored if s.passage.kind == PROSE]
-    lead = [s for s in prose if s.section.id == ""]
-    chosen = (lead or prose or list(scored))[:1]
+def _passage_score(
+    indexed: DocumentTerms, index: int, wanted: Sequence[str], holding: dict[str, frozenset[int]]
+) -> float:
+    """``(3 * distinct query terms found + 0.25 * occurrences, at most 6)``, weighted by
+    the block kind (prose 1, list 0.8, table 0.5: infobox rows lose to prose saying the
+    same), plus 0.5 per query term in the section title and 0.25 for the lead.
+    Distinct terms dominate: a passage naming every term beats one repeating a single
+    term."""
+    passage = indexed.passages[index]
+    distinct = sum(index in holding[term] for term in wanted)
+    occurrences = len(_hits(passage.text, {s for term in wanted for s in stems_of(term)}))
+    section = _section(indexed, index)
+    title_stems = stem_set(section.title)
+    title_bias = 0.5 * sum(term_in(term, title_stems) for term in wanted)
+    lead_bias = 0.25 if section.id == "" else 0.0
+    base = 3.0 * distinct + 0.25 * min(occurrences, 6)
+    return base * _KIND_WEIGHT[passage.kind] + title_bias + lead_bias
+
+
+def _section(indexed: DocumentTerms, index: int) -> Section:
+    return indexed.sections[indexed.owners[index]].section
+
+
+def _hits(text: str, stems: AbstractSet[str]) -> list[tuple[int, int]]:
+    """(start, end) of each word of ``text`` that matches one of the query stems."""
+    return [(start, end) for start, end, word in token_spans(text) if word & stems]
+
+
+def _math_of(wanted: Sequence[str]) -> Callable[[str], bool]:
+    """Inline TeX worth keeping in a snippet: formulas that name a query term."""
+    stems = {root for term in wanted for root in stems_of(term)}
+    return lambda tex: bool(stem_set(tex) & stems)
+
+
+def _fallback_snippet(indexed: DocumentTerms, max_chars: int) -> str:
+    order = range(len(indexed.passages))
+    prose = [i for i in order if indexed.passages[i].kind == PROSE]
+    lead = [i for i in prose if _section(indexed, i).id == ""]
+    chosen = (lead or prose or list(order))[:1]
     if not chosen:
         return ""
-    return _window(_with_following_prose(chosen[0], scored, max_chars), [], max_chars)
+    return _window(_with_following_prose(indexed, chosen[0], max_chars, None), [], max_chars)
 
 
-def _with_following_prose(best: _Scored, scored: Sequence[_Scored], max_chars: int) -> str:
+def _with_following_prose(
+    indexed: DocumentTerms, index: int, max_chars: int, keep_math: Callable[[str], bool] | None
+) -> str:
     """The passage, extended by the next prose passages of its section while shorter
-    than two thirds of ``max_chars``."""
-    text = best.passage.text
-    for following in scored[best.order + 1 :]:
-        if len(text) >= max_chars * 2 // 3 or following.section is not best.section:
+    than two thirds of ``max_chars``; inline math the query names is kept (the index
+    holds the passages without formulas)."""
+    owner = indexed.owners[index]
+    shown = list(indexed.passages)
+    section = indexed.sections[owner]
+    if keep_math is not None and "$" in section.section.content:
+        with_math = passages(section.section.content, keep_math)
+        if len(with_math) == section.end - section.first:  # block for block
+            shown[section.first : section.end] = with_math
+    text = shown[index].text
+    for following in range(index + 1, section.end):
+        if len(text) >= max_chars * 2 // 3:
             break
-        if following.passage.kind == PROSE:
-            text = f"{text} {following.passage.text}"
+        if shown[following].kind == PROSE:
+            text = f"{text} {shown[following].text}"
     return text
 
 
