@@ -33,6 +33,12 @@ def demo_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_demo_corpus(tmp_path_factory.mktemp("demo-corpus"))
 
 
+@pytest.fixture(scope="session")
+def demo_files(demo_corpus: Path) -> dict[str, Path]:
+    """Each demo archive by library name."""
+    return {name: demo_corpus.parent / relative for name, relative, _ in DEMO_LIBRARIES}
+
+
 #: The real archives as libraries of the "full" test corpus (name -> file in SHARED_ZIMS).
 REAL_LIBRARIES = {
     "rc2018": "wikipedia_en_ray_charles_novid_2018-10.zim",

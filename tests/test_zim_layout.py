@@ -36,14 +36,8 @@ TITLE = ("X", "title/xapian")
 FULLTEXT_2018 = ("Z", "/fulltextIndex/xapian")
 INDEX_ENTRIES = (FULLTEXT, TITLE, FULLTEXT_2018)
 
-DEMO_FILES = {name: relative for name, relative, _ in DEMO_LIBRARIES}
 #: The demo archives that carry a full-text index (mdwiki is built without one).
-DEMO_WITH_FULLTEXT = [name for name in DEMO_FILES if name != "mdwiki"]
-
-
-@pytest.fixture
-def demo_files(demo_corpus: Path) -> dict[str, Path]:
-    return {name: demo_corpus.parent / relative for name, relative in DEMO_FILES.items()}
+DEMO_WITH_FULLTEXT = [name for name, _, _ in DEMO_LIBRARIES if name != "mdwiki"]
 
 
 def locate(file: Path, namespace: str, path: str) -> BlobLocation | None:
