@@ -328,6 +328,19 @@ def test_fulltext_without_index_is_empty(readers: dict[str, ZimReader]) -> None:
     assert (page.paths, page.estimated_total) == ([], 0)
 
 
+def test_document_frequency_is_libzims_estimate_and_zero_without_index(
+    readers: dict[str, ZimReader],
+) -> None:
+    assert readers[MINI_2022].document_frequency("music") == 10
+    assert readers[WIKIBOOKS_2017].document_frequency("кніга") == 0
+
+
+def test_read_follows_redirects_to_the_content(readers: dict[str, ZimReader]) -> None:
+    entry, content = readers[MINI_2020].read("Charles,_Ray")
+    assert (entry.path, entry.redirected_from) == ("Ray_Charles", "Charles,_Ray")
+    assert content == readers[MINI_2020].content("Ray_Charles")
+
+
 # -- redirect chains -----------------------------------------------------------------------
 
 

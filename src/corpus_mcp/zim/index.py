@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import threading
 import unicodedata
 from collections.abc import Iterator, Sequence
 from typing import Any, Final, TypeVar
@@ -97,6 +98,9 @@ class _Pool:
         self._offset = offset
         self._idle: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self.first = self.open()
+        # Idle from the start: taking it from the queue is atomic, unlike a check of
+        # ``first`` followed by clearing it, which let two threads take the same one.
+        self._idle.put(self.first)
 
     def open(self) -> Any:
         fd = os.open(self._file, os.O_RDONLY)
@@ -113,8 +117,7 @@ class _Pool:
         try:
             database = self._idle.get_nowait()
         except queue.Empty:
-            database = self.first if self.first is not None else self.open()
-            self.first = None
+            database = self.open()
         try:
             yield database
         finally:
@@ -130,11 +133,16 @@ class _Index:
         language = database.get_metadata("language").decode("utf-8", "replace").strip()
         self.language = language
         self._stemmer = xapian.Stem(_STEMMERS.get(language.lower(), "none"))
+        # A Stem keeps its working state in itself between calls, and threads calling
+        # one at once get each other's stems: one thread at a time.
+        self._stemming = threading.Lock()
         self.doc_count = int(database.get_doccount())
         self.average_length = float(database.get_avlength()) if self.doc_count else 0.0
 
     def stem(self, word: str) -> str:
-        return str(self._stemmer(fold(word)).decode("utf-8"))
+        folded = fold(word)
+        with self._stemming:
+            return str(self._stemmer(folded).decode("utf-8"))
 
 
 class FulltextIndex(_Index):
@@ -166,20 +174,22 @@ class FulltextIndex(_Index):
                     for item in enquire.get_mset(0, limit)
                 ]
                 frequencies = _frequencies(database, [m[0] for m in matches], terms)
+                # A Document reads its data and values through its database, lazily:
+                # they are read before the database goes back to the pool.
+                hits: list[IndexHit] = []
+                for docid, weight, document in matches:
+                    data = document.get_data().decode("utf-8", "replace")
+                    hits.append(
+                        IndexHit(
+                            path=normalise_path(_without_namespace(data)),
+                            title=document.get_value(_VALUE_TITLE).decode("utf-8", "replace"),
+                            weight=weight,
+                            length=_int(document.get_value(_VALUE_WORDCOUNT)),
+                            frequencies=tuple(frequencies[docid]),
+                        )
+                    )
         except xapian.Error as exc:
             raise ZimError(f"full-text index search failed: {exc}") from exc
-        hits: list[IndexHit] = []
-        for docid, weight, document in matches:
-            data = document.get_data().decode("utf-8", "replace")
-            hits.append(
-                IndexHit(
-                    path=normalise_path(_without_namespace(data)),
-                    title=document.get_value(_VALUE_TITLE).decode("utf-8", "replace"),
-                    weight=weight,
-                    length=_int(document.get_value(_VALUE_WORDCOUNT)),
-                    frequencies=tuple(frequencies[docid]),
-                )
-            )
         return hits
 
     def _term(self, part: str) -> bytes:
@@ -203,19 +213,20 @@ class TitleIndex(_Index):
                 enquire = xapian.Enquire(database)
                 enquire.set_query(xapian.Query(xapian.Query.OP_OR, subqueries))
                 documents = [item.document for item in enquire.get_mset(0, limit)]
+                # Read before the database goes back to the pool (documents are lazy).
+                hits: list[TitleHit] = []
+                for document in documents:
+                    data = document.get_data().decode("utf-8", "replace")
+                    target = document.get_value(_VALUE_TARGET).decode("utf-8", "replace")
+                    hits.append(
+                        TitleHit(
+                            path=normalise_path(_without_namespace(data)),
+                            title=document.get_value(_VALUE_TITLE).decode("utf-8", "replace"),
+                            target=normalise_path(target) if target else None,
+                        )
+                    )
         except xapian.Error as exc:
             raise ZimError(f"title index search failed: {exc}") from exc
-        hits: list[TitleHit] = []
-        for document in documents:
-            data = document.get_data().decode("utf-8", "replace")
-            target = document.get_value(_VALUE_TARGET).decode("utf-8", "replace")
-            hits.append(
-                TitleHit(
-                    path=normalise_path(_without_namespace(data)),
-                    title=document.get_value(_VALUE_TITLE).decode("utf-8", "replace"),
-                    target=normalise_path(target) if target else None,
-                )
-            )
         return hits
 
 

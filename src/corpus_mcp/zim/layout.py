@@ -74,13 +74,18 @@ def _locate(fd: int, namespace: bytes, path: bytes) -> BlobLocation | None:
     if cluster >= cluster_count:
         return None
     (cluster_at,) = struct.unpack("<Q", _read_exact(fd, 8, cluster_pointers + 8 * cluster))
+    if cluster_at >= size:  # also keeps a corrupt pointer (>= 2**63) away from pread
+        return None
     info = _read_exact(fd, 1, cluster_at)[0]
     if info & 0x0F not in _UNCOMPRESSED:
         return None
-    width = 8 if info & _EXTENDED_OFFSETS else 4
-    start, end = struct.unpack(
-        "<QQ" if width == 8 else "<II", _read_exact(fd, 2 * width, cluster_at + 1 + width * blob)
-    )
+    one, two = ("<Q", "<QQ") if info & _EXTENDED_OFFSETS else ("<I", "<II")
+    width = struct.calcsize(one)
+    # The first offset is the size of the offset table: n blobs have n + 1 offsets.
+    (table_size,) = struct.unpack(one, _read_exact(fd, width, cluster_at + 1))
+    if blob + 1 >= table_size // width:
+        return None
+    start, end = struct.unpack(two, _read_exact(fd, 2 * width, cluster_at + 1 + width * blob))
     if end < start or cluster_at + 1 + end > size:
         return None
     return BlobLocation(offset=cluster_at + 1 + start, size=end - start)
