@@ -122,6 +122,8 @@ class FakeReader:
         return f"<p>{TITLES[path]} text</p>".encode()
 
     def read(self, path: str) -> tuple[ResolvedEntry, bytes]:
+        if self.mode == "unreadable":
+            raise ZimError("simulated unreadable cluster")
         return self.resolve(path), self.content(path)
 
 
@@ -207,6 +209,17 @@ async def test_a_raising_library_is_left_out_and_marked_partial(
     out = await corpus.search("trio", 5)
     assert out.partial is True
     assert out.unavailable_libraries == ["broken"]
+    assert {r.library for r in out.results} == {"good"}
+
+
+async def test_a_library_whose_documents_cannot_be_read_is_marked_partial(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    # Its index answers, its documents do not: its hits are dropped, the others stay.
+    corpus = Fixture(FakeReader("good"), FakeReader("unreadable", mode="unreadable")).corpus
+    out = await corpus.search("trio", 5)
+    assert out.partial is True
+    assert out.unavailable_libraries == ["unreadable"]
     assert {r.library for r in out.results} == {"good"}
 
 

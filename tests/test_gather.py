@@ -39,7 +39,9 @@ def open_reader(file: Path, engine: str) -> ZimReader:
 
 @pytest.fixture(scope="module")
 def demo(demo_archives: dict[str, Path]) -> dict[tuple[str, str], ZimReader]:
-    return {(name, e): open_reader(file, e) for name, file in demo_archives.items() for e in ENGINES}
+    return {
+        (name, e): open_reader(file, e) for name, file in demo_archives.items() for e in ENGINES
+    }
 
 
 @pytest.fixture(scope="module")

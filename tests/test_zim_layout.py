@@ -496,7 +496,9 @@ def test_copies_with_flipped_header_and_pointer_bytes_never_raise(
             os.close(fd)
 
 
-def test_header_pointing_past_the_file_is_none(tmp_path: Path, demo_archives: dict[str, Path]) -> None:
+def test_header_pointing_past_the_file_is_none(
+    tmp_path: Path, demo_archives: dict[str, Path]
+) -> None:
     data = bytearray(demo_archives["wikipedia"].read_bytes())
     struct.pack_into("<Q", data, 32, len(data))  # the path pointer list starts at the end
     assert locate(write(tmp_path, bytes(data)), *FULLTEXT) is None

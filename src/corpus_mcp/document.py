@@ -49,14 +49,3 @@ def walk(sections: list[Section]) -> Iterator[Section]:
     for section in sections:
         yield section
         yield from walk(section.children)
-
-
-def content_sections(sections: list[Section]) -> list[Section]:
-    """Every section in document order except reference matter (citations, link lists:
-    ``reference``) and what lies under it."""
-    out: list[Section] = []
-    for section in sections:
-        if not section.reference:
-            out.append(section)
-            out += content_sections(section.children)
-    return out

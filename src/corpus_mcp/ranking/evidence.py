@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 import msgspec
 
@@ -282,19 +282,6 @@ def scope_words(metadata: Iterable[str], ignore: frozenset[str]) -> frozenset[st
                     continue
                 out.add(stem(part))
     return frozenset(out)
-
-
-def names_scope(query_stems: frozenset[str], scope: frozenset[str]) -> bool:
-    return bool(query_stems & scope)
-
-
-def rank_key(scored: Scored, engine_rank: int, path: str) -> tuple[float, int, str]:
-    """Sort key: best score first, then the engine's own order, then path."""
-    return (-scored.total, engine_rank, path)
-
-
-def weights_by_text(words: Sequence[Word]) -> Mapping[str, float]:
-    return {w.text: w.weight for w in words}
 
 
 def read_evidence(

@@ -53,6 +53,8 @@ def section_hints(
     if not sections:
         return []
     weighted = list(words) if words is not None else [Word(t, 1.0) for t in topic_terms(query)]
+    if all(w.weight == 0 for w in weighted):  # no statistics: every word counts the same
+        weighted = [Word(w.text, 1.0) for w in weighted]
     focus = _focus(weighted, document)
     if not focus:
         return []
@@ -87,9 +89,7 @@ def _within(sections: Sequence[SectionTerms], index: int, ancestor: int) -> bool
 def _focus(words: Sequence[Word], document: Document) -> list[Word]:
     """The words that can tell sections apart: those the document title does not name
     (in "Ray Charles", "ray" matches everywhere and so nowhere) or, when the query only
-    names the document, all of them. Unweighted words count 1."""
-    if all(w.weight == 0 for w in words):
-        words = [Word(w.text, 1.0) for w in words]
+    names the document, all of them."""
     title_stems = stem_set(document.title)
     focus = [w for w in words if w.weight > 0 and not term_in(w.text, title_stems)]
     return focus or [w for w in words if w.weight > 0]
