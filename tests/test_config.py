@@ -25,6 +25,14 @@ SIZE_VARIABLES = (
     "SEARCH_WORKERS",
     "SEARCH_MAX_CONSECUTIVE",
     "DOCUMENT_CACHE_MB",
+    "MAX_CONNECTIONS",
+)
+SECONDS_VARIABLES = (
+    "SEARCH_TIMEOUT",
+    "HTTP_IDLE_TIMEOUT",
+    "HTTP_BODY_TIMEOUT",
+    "HTTP_SEND_TIMEOUT",
+    "SHUTDOWN_TIMEOUT",
 )
 
 
@@ -55,6 +63,11 @@ def test_defaults_are_the_documented_ones() -> None:
         allowed_origins=(),
         document_cache_bytes=64_000_000,
         log_level="info",
+        max_connections=256,
+        http_idle_timeout=5.0,
+        http_body_timeout=10.0,
+        http_send_timeout=30.0,
+        shutdown_timeout=10.0,
     )
 
 
@@ -77,6 +90,11 @@ def test_every_variable_is_read() -> None:
             "MCP_ALLOWED_ORIGINS": "https://app.example",
             "DOCUMENT_CACHE_MB": "16",
             "LOG_LEVEL": "DEBUG",
+            "MAX_CONNECTIONS": "64",
+            "HTTP_IDLE_TIMEOUT": "2",
+            "HTTP_BODY_TIMEOUT": "3.5",
+            "HTTP_SEND_TIMEOUT": "7",
+            "SHUTDOWN_TIMEOUT": "20",
         }
     )
     assert settings.corpus_root == Path("/data/zims")
@@ -91,12 +109,15 @@ def test_every_variable_is_read() -> None:
     assert settings.allowed_origins == ("https://app.example",)
     assert settings.document_cache_bytes == 16_000_000
     assert settings.log_level == "debug"
+    assert settings.max_connections == 64
+    assert (settings.http_idle_timeout, settings.http_body_timeout) == (2.0, 3.5)
+    assert (settings.http_send_timeout, settings.shutdown_timeout) == (7.0, 20.0)
 
 
 def test_every_read_variable_is_documented() -> None:
     documented = {variable.name for variable in ENV_VARIABLES}
     assert documented >= {"CORPUS_ROOT", "SEARCH_TIMEOUT", "ZIM_CHECK", "LOG_LEVEL"}
-    assert len(documented) == len(ENV_VARIABLES) == 16
+    assert len(documented) == len(ENV_VARIABLES) == 21
 
 
 def test_blank_value_means_default() -> None:
@@ -162,10 +183,11 @@ def test_unknown_boolean_is_rejected(name: str) -> None:
     assert "true/false, 1/0, yes/no, on/off" in message
 
 
+@pytest.mark.parametrize("name", SECONDS_VARIABLES)
 @pytest.mark.parametrize("value", ["soon", "0", "-1", "nan", "inf"])
-def test_invalid_search_timeout_is_rejected(value: str) -> None:
-    message = settings_error({"SEARCH_TIMEOUT": value})
-    assert f"SEARCH_TIMEOUT={value!r}" in message
+def test_invalid_durations_are_rejected(name: str, value: str) -> None:
+    message = settings_error({name: value})
+    assert f"{name}={value!r}" in message
     assert "accepted: a number of seconds > 0" in message
 
 

@@ -67,6 +67,11 @@ ENV_VARIABLES: tuple[EnvVariable, ...] = (
     EnvVariable("MCP_ALLOWED_ORIGINS", "", "extra Origin values accepted (comma-separated)"),
     EnvVariable("DOCUMENT_CACHE_MB", "64", "memory for parsed documents, in MB"),
     EnvVariable("LOG_LEVEL", "info", "debug, info, warning or error"),
+    EnvVariable("MAX_CONNECTIONS", "256", "open HTTP connections; beyond it new ones get 503"),
+    EnvVariable("HTTP_IDLE_TIMEOUT", "5", "seconds a connection may wait for a request head"),
+    EnvVariable("HTTP_BODY_TIMEOUT", "10", "seconds a request body may take to arrive"),
+    EnvVariable("HTTP_SEND_TIMEOUT", "30", "seconds a response may wait for a non-reading client"),
+    EnvVariable("SHUTDOWN_TIMEOUT", "10", "seconds calls in flight get after SIGTERM/SIGINT"),
 )
 _DEFAULTS = {variable.name: variable.default for variable in ENV_VARIABLES}
 
@@ -92,6 +97,18 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     allowed_origins: tuple[str, ...] = ()
     document_cache_bytes: int = 64 * 1_000_000
     log_level: LogLevel = "info"
+    max_connections: int = 256
+    """Open HTTP connections served at once; a connection beyond it is answered 503."""
+    http_idle_timeout: float = 5.0
+    """Seconds a connection may go without a request in progress: waiting for the first
+    request's head, or kept alive between requests. Bounds slow and silent clients."""
+    http_body_timeout: float = 10.0
+    """Seconds from a request's head to the end of its body; then 408."""
+    http_send_timeout: float = 30.0
+    """Seconds one response write may wait on a client that does not read."""
+    shutdown_timeout: float = 10.0
+    """Seconds calls in flight get to finish after SIGTERM/SIGINT; then they are
+    answered 503. Compose's stop_grace_period must leave a few seconds more."""
 
 
 class _EnvReader:
@@ -197,6 +214,11 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         allowed_origins=env.items("MCP_ALLOWED_ORIGINS"),
         document_cache_bytes=env.integer("DOCUMENT_CACHE_MB") * 1_000_000,
         log_level=log_level,
+        max_connections=env.integer("MAX_CONNECTIONS"),
+        http_idle_timeout=env.seconds("HTTP_IDLE_TIMEOUT"),
+        http_body_timeout=env.seconds("HTTP_BODY_TIMEOUT"),
+        http_send_timeout=env.seconds("HTTP_SEND_TIMEOUT"),
+        shutdown_timeout=env.seconds("SHUTDOWN_TIMEOUT"),
     )
     if settings.search_limit > settings.search_max_limit:
         env.errors.append(

@@ -28,6 +28,7 @@ from corpus_mcp.document import Document, walk
 from corpus_mcp.errors import CorpusError
 from corpus_mcp.federate import federate
 from corpus_mcp.gather import Hit, Landed, LibraryHits, collect_hits, land, load_symbols
+from corpus_mcp.redaction import describe
 from corpus_mcp.wire import FetchOutput, SearchOutput, SearchResult, SectionRef
 from corpus_mcp.zim import ArchiveService, EntryNotFound, RedirectError, ZimReader, open_readers
 
@@ -143,7 +144,7 @@ class Corpus:
                     "search: library %s failed after %.0f ms: %s",
                     library.name,
                     _ms(started),
-                    _describe(exc),
+                    describe(exc, log_queries=self.settings.log_queries),
                 )
                 return
         if scope.cancelled_caught:
@@ -195,7 +196,9 @@ class Corpus:
                 out[i] = await self._document(library, hit.path, hit.title)
             except Exception as exc:
                 log.warning(
-                    "search: reading a result from %s failed: %s", library.name, _describe(exc)
+                    "search: reading a result from %s failed: %s",
+                    library.name,
+                    describe(exc, log_queries=self.settings.log_queries),
                 )
                 failed.append(library.name)
         if scope.cancelled_caught:
@@ -358,11 +361,6 @@ def _not_found(library: str, path: str) -> CorpusError:
         library=library,
         path=path,
     )
-
-
-def _describe(exc: BaseException) -> str:
-    reason = getattr(exc, "reason", None)
-    return str(reason) if reason else f"{type(exc).__name__}: {exc}"
 
 
 def _ms(started: float) -> float:
