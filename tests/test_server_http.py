@@ -489,19 +489,64 @@ async def test_host_and_origin(
 
 
 @pytest.mark.parametrize(
-    ("body", "code"),
+    ("body", "code", "answer_id", "says"),
     [
-        (b"{not json", types.PARSE_ERROR),
-        (b'{"jsonrpc": "2.0", "id": 1}', types.INVALID_PARAMS),
-        (b"[]", types.INVALID_PARAMS),
-        (b'"tools/call"', types.INVALID_PARAMS),
+        (b"{not json", types.PARSE_ERROR, None, "not valid JSON"),
+        (b"[" * 10_000 + b"]" * 10_000, types.PARSE_ERROR, None, "nested too deeply"),
+        (b'{"jsonrpc": "2.0", "id": 1}', types.INVALID_REQUEST, 1, '"method" is missing'),
+        (b"[]", types.INVALID_REQUEST, None, "batches are not supported"),
+        (b'"tools/call"', types.INVALID_REQUEST, None, "not a string"),
+        (b'{"jsonrpc": "1.0", "id": "a", "method": "tools/list"}', types.INVALID_REQUEST, "a",
+         '"jsonrpc" must be "2.0"'),
+        (b'{"jsonrpc": "2.0", "id": null, "method": "tools/list"}', types.INVALID_REQUEST, None,
+         '"id" must be a string or an integer, not null'),
+        (b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"}', types.INVALID_REQUEST,
+         None, "not an object"),
+        (b'{"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"}', types.INVALID_REQUEST, None,
+         "not a number with a fraction"),
+        (b'{"jsonrpc": "2.0", "id": 2, "method": 7}', types.INVALID_REQUEST, 2,
+         '"method" must be a non-empty string'),
+        (b'{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": [1]}',
+         types.INVALID_REQUEST, 3, '"params" must be an object, not an array'),
+        (b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {}}',
+         types.INVALID_PARAMS, 4, 'tools/call needs "name"'),
+        (b'{"jsonrpc": "2.0", "id": 5, "method": "tools/call", '
+         b'"params": {"name": "search", "arguments": "trio"}}',
+         types.INVALID_PARAMS, 5, '"arguments" must be an object'),
     ],
-)
-async def test_malformed_json_rpc(http: httpx.AsyncClient, body: bytes, code: int) -> None:
+)  # fmt: skip
+async def test_malformed_json_rpc_gets_a_clear_error(
+    http: httpx.AsyncClient, body: bytes, code: int, answer_id: object, says: str
+) -> None:
     response = await http.post("/mcp", headers=JSON_HEADERS, content=body)
     assert response.status_code == 400
-    assert response.json()["error"]["code"] == code
+    answer = response.json()
+    assert answer["jsonrpc"] == "2.0"
+    assert answer["id"] == answer_id
+    assert answer["error"]["code"] == code
+    message = answer["error"]["message"]
+    assert says in message
+    for internal in ("pydantic", "input_value", "validation error", "JSONRPC"):
+        assert internal not in message
     assert (await http.post("/mcp", headers=JSON_HEADERS, json=LEGACY_CALL)).status_code == 200
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+async def test_null_or_object_id_is_answered_not_dropped(
+    served: Served, http: httpx.AsyncClient, era: str
+) -> None:
+    headers = {**JSON_HEADERS, "mcp-protocol-version": era, "mcp-method": "tools/call"}
+    for request_id in (None, {"n": 1}):
+        response = await http.post("/mcp", headers=headers, json={**LEGACY_CALL, "id": request_id})
+        assert response.status_code == 400
+        assert response.json()["error"]["code"] == types.INVALID_REQUEST
+    assert served.corpus.calls == []
+
+
+async def test_notifications_are_still_accepted(http: httpx.AsyncClient) -> None:
+    notification = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    response = await http.post("/mcp", headers=JSON_HEADERS, json=notification)
+    assert response.status_code == 202
 
 
 async def test_wrong_content_type_and_get_stream_are_refused(http: httpx.AsyncClient) -> None:
