@@ -25,6 +25,7 @@ import contextlib
 import errno
 import json
 import logging
+import math
 import os
 import resource
 import socket
@@ -36,6 +37,9 @@ log = logging.getLogger("corpus_mcp.server")
 
 LINGER_SECONDS = 2.0
 """How long a closing connection keeps reading (and discarding) what the client sends."""
+SHED_LINGER_SECONDS = 0.5
+"""The same for a connection answered 503 at once: a client sends its request right
+after connecting, and a shed slot held by a silent client blocks the next refusal."""
 SHED_CONNECTIONS = 32
 """Connections beyond the cap answered 503 at the same time; more wait in the backlog."""
 FD_MARGIN = 32
@@ -61,16 +65,28 @@ class LingeringStream(trio.abc.HalfCloseableStream):
     head and its body, the close waits for that response to be written first.
     """
 
-    def __init__(self, stream: trio.SocketStream, *, send_timeout: float) -> None:
+    def __init__(
+        self, stream: trio.SocketStream, *, send_timeout: float, linger: float = LINGER_SECONDS
+    ) -> None:
         self._stream = stream
         self._send_timeout = send_timeout
+        self._linger_seconds = linger
         self._linger_until: float | None = None
         self._receiving = False
         self._lingering = False
         self._drained = trio.Event()
         self._closed = False
+        self._send_broken = False
+        self._send_deadline = math.inf
+        self._send_scope: trio.CancelScope | None = None
         self._responder: trio.lowlevel.Task | None = None
         self._response_done = trio.Event()
+
+    def limit_writes(self, deadline: float) -> None:
+        """End any write, current or later, that is still blocked at ``deadline``."""
+        self._send_deadline = min(self._send_deadline, deadline)
+        if self._send_scope is not None:
+            self._send_scope.deadline = min(self._send_scope.deadline, deadline)
 
     def response_started(self) -> None:
         self._responder = trio.lowlevel.current_task()
@@ -92,10 +108,24 @@ class LingeringStream(trio.abc.HalfCloseableStream):
         return self._stream.socket
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
-        with trio.move_on_after(self._send_timeout) as waited:
-            await self._stream.send_all(data)
+        if self._send_broken:  # after a write cut short, any byte more would corrupt it
+            raise trio.BrokenResourceError("an earlier write was cut short")
+        deadline = min(trio.current_time() + self._send_timeout, self._send_deadline)
+        # hypercorn shields its writes from cancellation, so this deadline is the only
+        # thing that ends a write to a client that does not read.
+        with trio.CancelScope(deadline=deadline) as waited:
+            self._send_scope = waited
+            try:
+                await self._stream.send_all(data)
+            finally:
+                self._send_scope = None
         if waited.cancelled_caught:
             # A write cut short leaves the stream unusable; hypercorn closes it.
+            self._send_broken = True
+            log.info(
+                "connection closed: the client read nothing for %g s (HTTP_SEND_TIMEOUT)",
+                self._send_timeout,
+            )
             raise trio.BrokenResourceError("the client did not read the response in time")
 
     async def wait_send_all_might_not_block(self) -> None:
@@ -127,7 +157,7 @@ class LingeringStream(trio.abc.HalfCloseableStream):
         self._closed = True
         try:
             await self._after_response()
-            self._linger_until = trio.current_time() + LINGER_SECONDS
+            self._linger_until = trio.current_time() + self._linger_seconds
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
                 await self._stream.send_eof()
             if self._receiving:
@@ -189,6 +219,7 @@ class ConnectionPool:
         self.shedding = 0
         self.peak = 0
         self.shed_total = 0
+        self._streams: set[LingeringStream] = set()
         self._freed = trio.Event()
         self._last_emfile_log = -EMFILE_LOG_SECONDS
 
@@ -214,15 +245,25 @@ class ConnectionPool:
 
     def admit(self, stream: trio.SocketStream, nursery: trio.Nursery, refusal: str) -> None:
         """Serve ``stream`` if there is room, else answer it 503 with ``refusal``."""
-        wrapped = LingeringStream(stream, send_timeout=self._send_timeout)
         if self.open < self.limit:
             self.open += 1
             self.peak = max(self.peak, self.open)
-            nursery.start_soon(self._run, wrapped)
+            served = LingeringStream(stream, send_timeout=self._send_timeout)
+            self._streams.add(served)
+            nursery.start_soon(self._run, served)
         else:
             self.shedding += 1
             self.shed_total += 1
-            nursery.start_soon(self._shed, wrapped, refusal)
+            shed = LingeringStream(
+                stream, send_timeout=self._send_timeout, linger=SHED_LINGER_SECONDS
+            )
+            self._streams.add(shed)
+            nursery.start_soon(self._shed, shed, refusal)
+
+    def limit_writes(self, deadline: float) -> None:
+        """Bound every connection's writes by ``deadline`` (the end of a shutdown)."""
+        for stream in self._streams:
+            stream.limit_writes(deadline)
 
     def accept_backlog(self, sock: socket.socket, nursery: trio.Nursery, refusal: str) -> int:
         """Take every connection already waiting on ``sock`` without blocking; how many.
@@ -255,19 +296,22 @@ class ConnectionPool:
             # bug that must end this connection, never the server.
             log.exception("connection handler failed")
         finally:
-            self.open -= 1
-            self._signal_freed()
-            await stream.aclose()
+            try:
+                await stream.aclose()  # hypercorn has closed it already, unless it failed
+            finally:
+                self.open -= 1  # only now is its descriptor free
+                self._streams.discard(stream)
+                self._signal_freed()
 
     async def _shed(self, stream: LingeringStream, refusal: str) -> None:
         try:
-            await stream.send_all(shed_response(refusal))
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            pass
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                await stream.send_all(shed_response(refusal))
+            await stream.aclose()
         finally:
             self.shedding -= 1
+            self._streams.discard(stream)
             self._signal_freed()
-            await stream.aclose()
 
     def _signal_freed(self) -> None:
         self._freed.set()

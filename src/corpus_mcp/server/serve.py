@@ -63,6 +63,20 @@ FLUSH_SECONDS = LINGER_SECONDS
 """After SHUTDOWN_TIMEOUT: time for the 503 answers to be written and their sockets closed."""
 
 
+class _Connection(TCPServer):
+    """hypercorn's connection handler, which also lets go when the client has left.
+
+    hypercorn keeps a connection's task until its keep-alive timer runs out even after
+    the client closed it, so a client that connects and leaves would hold one of the
+    MAX_CONNECTIONS slots for HTTP_IDLE_TIMEOUT. Once reading has ended there is no
+    request to wait for: the timer is stopped (a request in progress still finishes).
+    """
+
+    async def _read_data(self) -> None:
+        await super()._read_data()
+        await self.idle_task.stop()
+
+
 class ListenError(Exception):
     """The configured address cannot be bound (in use, not local, no permission)."""
 
@@ -167,7 +181,7 @@ async def serve_app(
         # Each connection's state carries its stream, so the app can tell it when a
         # response is being written (see LingeringStream).
         state = ConnectionState({**lifespan_state, CONNECTION_KEY: stream})
-        await TCPServer(framework, config, context, state, stream)  # type: ignore[arg-type]
+        await _Connection(framework, config, context, state, stream)  # type: ignore[arg-type]
 
     limit, shed = fit_connection_limit(settings.max_connections)
     pool = ConnectionPool(
@@ -185,6 +199,7 @@ async def serve_app(
                 task_status.started(binds)
                 await shutdown_trigger()
                 accepting.cancel_scope.cancel()
+            draining_since = trio.current_time()
             await _drain(
                 app,
                 pool,
@@ -194,6 +209,12 @@ async def serve_app(
                 connections=connections,
                 settings=settings,
             )
+        log.info(
+            "drained in %.1f s (at most %d connections at once; %d answered 503 at once)",
+            trio.current_time() - draining_since,
+            pool.peak,
+            pool.shed_total,
+        )
         await lifespan.wait_for_shutdown()
         lifespan_nursery.cancel_scope.cancel()
 
@@ -229,14 +250,16 @@ async def _drain(
     with trio.move_on_at(deadline):
         await pool.wait_closed()
     if pool.open or pool.shedding:
-        stopped = app.cancel_in_flight()
         log.warning(
-            "SHUTDOWN_TIMEOUT=%gs passed: %d requests still running answered 503",
+            "SHUTDOWN_TIMEOUT=%gs passed with %d connections open: "
+            "%d requests still running answered 503",
             settings.shutdown_timeout,
-            stopped,
+            pool.open + pool.shedding,
+            app.cancel_in_flight(),
         )
-        connections.cancel_scope.deadline = trio.current_time() + FLUSH_SECONDS
-    log.info("drained in %.1f s", trio.current_time() - started)
+        flushed = trio.current_time() + FLUSH_SECONDS
+        pool.limit_writes(flushed)  # hypercorn's writes ignore cancellation
+        connections.cancel_scope.deadline = flushed
 
 
 async def _serve_corpus(settings: Settings, manifest: Manifest) -> None:
