@@ -35,6 +35,7 @@ from corpus_mcp.wire import (
 )
 
 from .mcp_helpers import error_payload, structured
+from .server_process import RawReply, exchange
 
 MODES = ["auto", "legacy"]
 JSON_HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
@@ -449,6 +450,22 @@ async def test_log_queries_off_keeps_queries_and_refs_out(
     assert "results=3" in lines[0]
 
 
+async def test_log_queries_off_keeps_an_internal_errors_message_out(
+    nursery: trio.Nursery, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="corpus_mcp.server")
+    served = await start(nursery, make_settings(LOG_QUERIES="false"))
+    async with Client(served.url) as client:
+        result = await client.call_tool("search", {"query": "explode"})
+    assert error_payload(result)["error"] == "internal_error"
+    assert SECRET not in caplog.text  # the exception's message names a file
+    assert "explode" not in caplog.text
+    [failure] = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert failure.exc_info is None
+    assert "RuntimeError (details withheld: LOG_QUERIES=false)" in failure.getMessage()
+    assert "in search" in failure.getMessage()  # the frames stay: where it failed is known
+
+
 # -- HTTP guards --------------------------------------------------------------------
 
 
@@ -485,6 +502,56 @@ async def test_host_and_origin(
     headers = {k: v.format(port=served.port) for k, v in headers.items()}
     response = await http.post("/mcp", headers={**JSON_HEADERS, **headers}, json=LEGACY_CALL)
     assert response.status_code == status
+    assert (status == 200) == (served.corpus.calls == [("search", "trio", 3)])
+
+
+async def _raw(port: int, request: str) -> RawReply:
+    """``request`` (header lines, no body) on a new connection, from a worker thread
+    so that the server in this event loop can answer."""
+    data = request.format(port=port).replace("\n", "\r\n").encode() + b"\r\n\r\n"
+    return await trio.to_thread.run_sync(exchange, port, data, 30.0)
+
+
+@pytest.mark.parametrize("path", ["/mcp/", "/mcp", "/healthz", "/anything", "/"])
+async def test_a_foreign_host_is_refused_on_every_path_before_any_redirect(
+    served: Served, path: str
+) -> None:
+    reply = await _raw(served.port, f"GET {path} HTTP/1.1\nHost: evil.example\nConnection: close")
+    [response] = reply.responses
+    assert response.status == 421
+    assert "location" not in response.headers
+
+
+async def test_the_trailing_slash_redirect_stays_on_an_allowed_host(served: Served) -> None:
+    reply = await _raw(served.port, "GET /mcp/ HTTP/1.1\nHost: 127.0.0.1:{port}\nConnection: close")
+    [response] = reply.responses
+    assert response.status == 307
+    assert response.headers["location"] == f"http://127.0.0.1:{served.port}/mcp"
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ("Origin: http://127.0.0.1:{port}\nOrigin: http://evil.example", 403),
+        ("Origin: http://evil.example\nOrigin: http://127.0.0.1:{port}", 403),
+        ("Origin: http://127.0.0.1:{port}\nOrigin: http://localhost:{port}", 403),
+        ("Origin: http://127.0.0.1:{port}\nOrigin: http://127.0.0.1:{port}", 200),
+        ("Host: 127.0.0.1:{port}", 400),  # a second Host
+    ],
+)
+async def test_every_host_and_origin_value_is_checked(
+    served: Served, headers: str, status: int
+) -> None:
+    body = json.dumps(LEGACY_CALL)
+    request = (
+        "POST /mcp HTTP/1.1\nHost: 127.0.0.1:{port}\nContent-Type: application/json\n"
+        f"Accept: application/json\nContent-Length: {len(body)}\nConnection: close\n{headers}"
+    )
+    data = request.format(port=served.port).replace("\n", "\r\n").encode()
+    data += b"\r\n\r\n" + body.encode()
+    reply = await trio.to_thread.run_sync(exchange, served.port, data, 30.0)
+    [response] = reply.responses
+    assert response.status == status
     assert (status == 200) == (served.corpus.calls == [("search", "trio", 3)])
 
 
