@@ -113,11 +113,32 @@ def _check_response(
     message: dict[str, Any], has_id: bool, request_id: object
 ) -> EnvelopeError | None:
     """A message without ``method`` must be a response to a server request."""
-    if "result" not in message and "error" not in message:
+    answer_id = _usable_id(request_id)
+    if "result" in message:
+        if not isinstance(message["result"], dict):
+            return EnvelopeError(
+                INVALID_REQUEST,
+                f'Invalid Request: a response\'s "result" must be an object, not '
+                f"{_kind(message['result'])}",
+                answer_id,
+            )
+    elif "error" in message:
+        error = message["error"]
+        code = error.get("code") if isinstance(error, dict) else None
+        if not (isinstance(code, int) and not isinstance(code, bool)) or not isinstance(
+            error.get("message"), str
+        ):
+            return EnvelopeError(
+                INVALID_REQUEST,
+                'Invalid Request: a response\'s "error" must be an object with an integer '
+                '"code" and a string "message"',
+                answer_id,
+            )
+    else:
         return EnvelopeError(
             INVALID_REQUEST,
             'Invalid Request: "method" is missing (a request needs "jsonrpc", "id" and "method")',
-            _usable_id(request_id),
+            answer_id,
         )
     # An error response may carry a null id (it answers a request that had none).
     if not has_id or not (_valid_id(request_id) or (request_id is None and "error" in message)):
