@@ -368,6 +368,23 @@ def test_symlinked_folder_escaping_root(tmp_path: Path, root: Path) -> None:
     assert "outside CORPUS_ROOT" in message
 
 
+@pytest.mark.parametrize(
+    ("path", "needle"),
+    [
+        ("so\\u0000.zim", "contains control characters"),
+        ("loop/so.zim", "cannot be resolved"),
+        ("a" * 300 + ".zim", "cannot be resolved: File name too long"),
+    ],
+)
+def test_paths_the_os_cannot_take_are_refused(
+    tmp_path: Path, root: Path, path: str, needle: str
+) -> None:
+    (root / "loop").symlink_to(root / "loop")
+    message = manifest_error(tmp_path, root, "version = 1\n" + library("so", path))
+    assert "field 'path'" in message
+    assert needle in message
+
+
 def test_symlink_inside_root_is_accepted(tmp_path: Path, root: Path) -> None:
     (root / "latest.zim").symlink_to(root / "so.zim")
     config = write_manifest(tmp_path, "version = 1\n" + library("so", "latest.zim"))

@@ -12,10 +12,12 @@ a letter or digit; at most 64 characters) and must be unique case-insensitively.
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import re
 import tomllib
+import unicodedata
 from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Literal, get_args
@@ -306,13 +308,31 @@ def _library_path(raw: Any, root: Path) -> tuple[Path | None, str | None]:
         return None, "must be a non-empty string (a file path relative to CORPUS_ROOT)"
     if PurePosixPath(raw).is_absolute() or PureWindowsPath(raw).is_absolute():
         return None, f"{raw!r} is absolute; accepted: a path relative to CORPUS_ROOT ({root})"
-    resolved = (root / raw).resolve()
+    if any(unicodedata.category(char) == "Cc" for char in raw):
+        return None, f"{raw!r} contains control characters; accepted: a file name as on disk"
+    try:
+        resolved = (root / raw).resolve()
+    except RuntimeError as exc:  # a symlink loop (Python 3.11, 3.12)
+        return None, f"{raw!r} cannot be resolved: {exc}"
+    try:
+        os.stat(resolved)
+    except OSError as exc:  # whether it must exist is checked with the other fields
+        if exc.errno in (errno.ENAMETOOLONG, errno.ELOOP):
+            return None, f"{raw!r} cannot be resolved: {exc.strerror}"
     if not resolved.is_relative_to(root.resolve()):
         return None, (
             f"{raw!r} resolves to {resolved}, outside CORPUS_ROOT ({root}); "
             "accepted: a path that stays inside CORPUS_ROOT once '..' and symlinks are resolved"
         )
     return resolved, None
+
+
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, false also where the OS refuses to look (a name too long)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def _parse_library(
@@ -339,7 +359,7 @@ def _parse_library(
     file, problem = _library_path(table.get("path"), root)
     if problem:
         errors.append(f"field 'path': {problem}")
-    elif file is not None and enabled is True and check_files and not file.is_file():
+    elif file is not None and enabled is True and check_files and not _is_file(file):
         errors.append(
             f"field 'path': archive {file} does not exist or is not a file "
             "(download it, fix the path, or set enabled = false)"
