@@ -285,9 +285,7 @@ def test_any_symbol_index_parses_into_landings(adapter: str, data: bytes) -> Non
 @pytest.mark.xfail(
     strict=True,
     raises=ValueError,
-    reason="known bug for the adapters' owner: loose page text copied into new lxml nodes "
-    "may hold characters XML refuses (devdocs _append_text, mediawiki's wrapper of loose "
-    "nodes); lxml raises ValueError and the document fails",
+    reason="known adapter bug, see XML_REFUSED",
 )
 @pytest.mark.parametrize("adapter", ["devdocs", "mediawiki"])
 @pytest.mark.parametrize(

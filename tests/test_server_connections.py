@@ -16,12 +16,8 @@ import trio
 import trio.testing
 
 from corpus_mcp.server import connections
-from corpus_mcp.server.connections import (
-    OVERLOADED,
-    ConnectionPool,
-    LingeringStream,
-    fit_connection_limit,
-)
+from corpus_mcp.server.connections import OVERLOADED, ConnectionPool, fit_connection_limit
+from corpus_mcp.server.streams import LingeringStream
 
 BIG = b"x" * (16 * 1024 * 1024)  # more than any pair of socket buffers holds
 

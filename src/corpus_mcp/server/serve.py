@@ -40,14 +40,9 @@ from hypercorn.utils import repr_socket_addr, wrap_app
 from corpus_mcp.config import Manifest, Settings
 from corpus_mcp.corpus import open_corpus
 from corpus_mcp.server.app import MCP_PATH, CorpusAPI, CorpusApp, build_app
-from corpus_mcp.server.connections import (
-    LINGER_SECONDS,
-    SHUTTING_DOWN,
-    ConnectionPool,
-    LingeringStream,
-    fit_connection_limit,
-)
+from corpus_mcp.server.connections import SHUTTING_DOWN, ConnectionPool, fit_connection_limit
 from corpus_mcp.server.http import CONNECTION_KEY
+from corpus_mcp.server.streams import LINGER_SECONDS, LingeringStream
 from corpus_mcp.zim import OpenFailure
 
 if TYPE_CHECKING:
