@@ -225,6 +225,13 @@ def _quiet_sdk_noise() -> None:
         sdk.addFilter(_QuietStatelessTermination())
 
 
+_BODY_MESSAGES = {
+    413: "Request body too large: at most {limit} bytes (tool arguments are small)",
+    408: "Request body not received in full within {timeout:g} s",
+}
+INTERNAL_ERROR_CODE = -32603
+
+
 def _jsonrpc_error(code: int, message: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
 
@@ -292,6 +299,14 @@ class CorpusApp:
             return
         exchange = Exchange(send, scope["method"], scope["path"], closing=self._closing)
         exchange.guarded_by(scope)
+        try:
+            await self._answer(scope, receive, exchange)
+        finally:
+            exchange.finish()
+
+    async def _answer(self, scope: Scope, receive: Receive, exchange: Exchange) -> None:
+        """Handle one request; a failure is logged and answered 500, a request stopped
+        by :meth:`cancel_in_flight` is answered 503 (when nothing was sent yet)."""
         with trio.CancelScope() as request:
             self._in_flight.add(request)
             try:
@@ -311,13 +326,17 @@ class CorpusApp:
             finally:
                 self._in_flight.discard(request)
         if request.cancelled_caught and not exchange.started:
-            await exchange.json(
-                503,
-                _jsonrpc_error(SERVER_UNAVAILABLE, SHUTTING_DOWN),
-                reason="still running when SHUTDOWN_TIMEOUT passed",
-                extra=[(b"retry-after", b"1")],
-            )
-        exchange.finish()
+            try:
+                await exchange.json(
+                    503,
+                    _jsonrpc_error(SERVER_UNAVAILABLE, SHUTTING_DOWN),
+                    reason="still running when SHUTDOWN_TIMEOUT passed",
+                    extra=[(b"retry-after", b"1")],
+                )
+            except Exception as exc:  # the client may be gone: nothing left to tell
+                log.debug(
+                    "http %s %s: no 503 sent: %r", exchange.method, shown_path(exchange.path), exc
+                )
 
     def _closing(self) -> bool:
         return self.draining
@@ -363,13 +382,6 @@ class CorpusApp:
                 await exchange.json(400, problem.response(), reason=problem.message)
                 return
         await self.mcp_app(scope, replaying(body, receive), exchange.send)
-
-
-_BODY_MESSAGES = {
-    413: "Request body too large: at most {limit} bytes (tool arguments are small)",
-    408: "Request body not received in full within {timeout:g} s",
-}
-INTERNAL_ERROR_CODE = -32603
 
 
 def build_app(corpus: CorpusAPI, settings: Settings, *, port: int) -> CorpusApp:
