@@ -160,4 +160,4 @@ build start stop down restart logs ps:
 	container/compose.sh $@
 
 clean:
-	rm -rf $(DEMO_DIR) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(DEMO_DIR) .pytest_cache .mypy_cache .ruff_cache .hypothesis

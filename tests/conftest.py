@@ -1,12 +1,20 @@
-"""Shared test fixtures: the real archives in ../shared/zims and the demo corpus."""
+"""Shared test fixtures: the real archives in ../shared/zims and the demo corpus.
+
+``TEST_PROFILE`` picks how thorough a run is: ``dev`` (the default, ``make test``) runs
+each Hypothesis property on a few hundred examples and leaves out the tests marked
+``full`` (long fault injection); ``ci`` runs those too, with many more examples.
+"""
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from corpus_mcp.config import Settings, load_manifest, load_settings
 from corpus_mcp.corpus import Corpus, open_corpus
@@ -14,6 +22,30 @@ from corpus_mcp.demo import DEMO_LIBRARIES, build_demo_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_ZIMS = ROOT.parent / "shared" / "zims"
+
+TEST_PROFILES = ("dev", "ci")
+TEST_PROFILE = os.environ.get("TEST_PROFILE", "").strip() or "dev"
+if TEST_PROFILE not in TEST_PROFILES:
+    raise pytest.UsageError(f"TEST_PROFILE={TEST_PROFILE!r}; accepted: {', '.join(TEST_PROFILES)}")
+
+# No per-example deadline: the machine is shared, and a slow example is not a failure.
+hypothesis_settings.register_profile(
+    "dev", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.register_profile(
+    "ci", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.load_profile(TEST_PROFILE)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Outside the ``ci`` profile, tests marked ``full`` are skipped, saying how to run them."""
+    if TEST_PROFILE == "ci":
+        return
+    skip = pytest.mark.skip(reason="long fault injection: run with TEST_PROFILE=ci")
+    for item in items:
+        if "full" in item.keywords:
+            item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")

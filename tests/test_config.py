@@ -25,6 +25,14 @@ SIZE_VARIABLES = (
     "SEARCH_WORKERS",
     "SEARCH_MAX_CONSECUTIVE",
     "DOCUMENT_CACHE_MB",
+    "MAX_CONNECTIONS",
+)
+SECONDS_VARIABLES = (
+    "SEARCH_TIMEOUT",
+    "HTTP_IDLE_TIMEOUT",
+    "HTTP_BODY_TIMEOUT",
+    "HTTP_SEND_TIMEOUT",
+    "SHUTDOWN_TIMEOUT",
 )
 
 
@@ -55,6 +63,11 @@ def test_defaults_are_the_documented_ones() -> None:
         allowed_origins=(),
         document_cache_bytes=64_000_000,
         log_level="info",
+        max_connections=256,
+        http_idle_timeout=5.0,
+        http_body_timeout=10.0,
+        http_send_timeout=30.0,
+        shutdown_timeout=10.0,
     )
 
 
@@ -77,6 +90,11 @@ def test_every_variable_is_read() -> None:
             "MCP_ALLOWED_ORIGINS": "https://app.example",
             "DOCUMENT_CACHE_MB": "16",
             "LOG_LEVEL": "DEBUG",
+            "MAX_CONNECTIONS": "64",
+            "HTTP_IDLE_TIMEOUT": "2",
+            "HTTP_BODY_TIMEOUT": "3.5",
+            "HTTP_SEND_TIMEOUT": "7",
+            "SHUTDOWN_TIMEOUT": "20",
         }
     )
     # One comparison of the whole struct: a misread variable shows beside all the others.
@@ -97,6 +115,11 @@ def test_every_variable_is_read() -> None:
         allowed_origins=("https://app.example",),
         document_cache_bytes=16_000_000,
         log_level="debug",
+        max_connections=64,
+        http_idle_timeout=2.0,
+        http_body_timeout=3.5,
+        http_send_timeout=7.0,
+        shutdown_timeout=20.0,
     )
 
 
@@ -175,10 +198,11 @@ def test_unknown_boolean_is_rejected(name: str) -> None:
     assert "true/false, 1/0, yes/no, on/off" in message
 
 
+@pytest.mark.parametrize("name", SECONDS_VARIABLES)
 @pytest.mark.parametrize("value", ["soon", "0", "-1", "nan", "inf"])
-def test_invalid_search_timeout_is_rejected(value: str) -> None:
-    message = settings_error({"SEARCH_TIMEOUT": value})
-    assert f"SEARCH_TIMEOUT={value!r}" in message
+def test_invalid_durations_are_rejected(name: str, value: str) -> None:
+    message = settings_error({name: value})
+    assert f"{name}={value!r}" in message
     assert "accepted: a number of seconds > 0" in message
 
 
@@ -357,6 +381,23 @@ def test_symlinked_folder_escaping_root(tmp_path: Path, root: Path) -> None:
     (root / "mounted").symlink_to(tmp_path / "elsewhere")
     message = manifest_error(tmp_path, root, "version = 1\n" + library("so", "mounted/so.zim"))
     assert "outside CORPUS_ROOT" in message
+
+
+@pytest.mark.parametrize(
+    ("path", "needle"),
+    [
+        ("so\\u0000.zim", "contains control characters"),
+        ("loop/so.zim", "cannot be resolved"),
+        ("a" * 300 + ".zim", "cannot be resolved: File name too long"),
+    ],
+)
+def test_paths_the_os_cannot_take_are_refused(
+    tmp_path: Path, root: Path, path: str, needle: str
+) -> None:
+    (root / "loop").symlink_to(root / "loop")
+    message = manifest_error(tmp_path, root, "version = 1\n" + library("so", path))
+    assert "field 'path'" in message
+    assert needle in message
 
 
 def test_symlink_inside_root_is_accepted(tmp_path: Path, root: Path) -> None:

@@ -35,6 +35,7 @@ from corpus_mcp.wire import (
 )
 
 from .mcp_helpers import error_payload, structured
+from .server_process import RawReply, exchange
 
 MODES = ["auto", "legacy"]
 JSON_HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
@@ -483,6 +484,22 @@ async def test_log_queries_off_keeps_queries_and_refs_out(
     assert "results=3" in lines[0]
 
 
+async def test_log_queries_off_keeps_an_internal_errors_message_out(
+    nursery: trio.Nursery, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="corpus_mcp.server")
+    served = await start(nursery, make_settings(LOG_QUERIES="false"))
+    async with Client(served.url) as client:
+        result = await client.call_tool("search", {"query": "explode"})
+    assert error_payload(result)["error"] == "internal_error"
+    assert SECRET not in caplog.text  # the exception's message names a file
+    assert "explode" not in caplog.text
+    [failure] = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert failure.exc_info is None
+    assert "RuntimeError (details withheld: LOG_QUERIES=false)" in failure.getMessage()
+    assert "in search" in failure.getMessage()  # the frames stay: where it failed is known
+
+
 # -- HTTP guards --------------------------------------------------------------------
 
 
@@ -522,20 +539,115 @@ async def test_host_and_origin(
     assert (status == 200) == (served.corpus.calls == [("search", "trio", 3)])
 
 
+async def _raw(port: int, request: str) -> RawReply:
+    """``request`` (header lines, no body) on a new connection, from a worker thread
+    so that the server in this event loop can answer."""
+    data = request.format(port=port).replace("\n", "\r\n").encode() + b"\r\n\r\n"
+    return await trio.to_thread.run_sync(exchange, port, data, 30.0)
+
+
+@pytest.mark.parametrize("path", ["/mcp/", "/mcp", "/healthz", "/anything", "/"])
+async def test_a_foreign_host_is_refused_on_every_path_before_any_redirect(
+    served: Served, path: str
+) -> None:
+    reply = await _raw(served.port, f"GET {path} HTTP/1.1\nHost: evil.example\nConnection: close")
+    [response] = reply.responses
+    assert response.status == 421
+    assert "location" not in response.headers
+
+
+async def test_the_trailing_slash_redirect_stays_on_an_allowed_host(served: Served) -> None:
+    reply = await _raw(served.port, "GET /mcp/ HTTP/1.1\nHost: 127.0.0.1:{port}\nConnection: close")
+    [response] = reply.responses
+    assert response.status == 307
+    assert response.headers["location"] == f"http://127.0.0.1:{served.port}/mcp"
+
+
 @pytest.mark.parametrize(
-    ("body", "code"),
+    ("headers", "status"),
     [
-        (b"{not json", types.PARSE_ERROR),
-        (b'{"jsonrpc": "2.0", "id": 1}', types.INVALID_PARAMS),
-        (b"[]", types.INVALID_PARAMS),
-        (b'"tools/call"', types.INVALID_PARAMS),
+        ("Origin: http://127.0.0.1:{port}\nOrigin: http://evil.example", 403),
+        ("Origin: http://evil.example\nOrigin: http://127.0.0.1:{port}", 403),
+        ("Origin: http://127.0.0.1:{port}\nOrigin: http://localhost:{port}", 403),
+        ("Origin: http://127.0.0.1:{port}\nOrigin: http://127.0.0.1:{port}", 200),
+        ("Host: 127.0.0.1:{port}", 400),  # a second Host
     ],
 )
-async def test_malformed_json_rpc(http: httpx.AsyncClient, body: bytes, code: int) -> None:
+async def test_every_host_and_origin_value_is_checked(
+    served: Served, headers: str, status: int
+) -> None:
+    body = json.dumps(LEGACY_CALL)
+    request = (
+        "POST /mcp HTTP/1.1\nHost: 127.0.0.1:{port}\nContent-Type: application/json\n"
+        f"Accept: application/json\nContent-Length: {len(body)}\nConnection: close\n{headers}"
+    )
+    data = request.format(port=served.port).replace("\n", "\r\n").encode()
+    data += b"\r\n\r\n" + body.encode()
+    reply = await trio.to_thread.run_sync(exchange, served.port, data, 30.0)
+    [response] = reply.responses
+    assert response.status == status
+    assert (status == 200) == (served.corpus.calls == [("search", "trio", 3)])
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "answer_id", "says"),
+    [
+        (b"{not json", types.PARSE_ERROR, None, "not valid JSON"),
+        (b"[" * 10_000 + b"]" * 10_000, types.PARSE_ERROR, None, "nested too deeply"),
+        (b'{"jsonrpc": "2.0", "id": 1}', types.INVALID_REQUEST, 1, '"method" is missing'),
+        (b"[]", types.INVALID_REQUEST, None, "batches are not supported"),
+        (b'"tools/call"', types.INVALID_REQUEST, None, "not a string"),
+        (b'{"jsonrpc": "1.0", "id": "a", "method": "tools/list"}', types.INVALID_REQUEST, "a",
+         '"jsonrpc" must be "2.0"'),
+        (b'{"jsonrpc": "2.0", "id": null, "method": "tools/list"}', types.INVALID_REQUEST, None,
+         '"id" must be a string or an integer, not null'),
+        (b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"}', types.INVALID_REQUEST,
+         None, "not an object"),
+        (b'{"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"}', types.INVALID_REQUEST, None,
+         "not a number with a fraction"),
+        (b'{"jsonrpc": "2.0", "id": 2, "method": 7}', types.INVALID_REQUEST, 2,
+         '"method" must be a non-empty string'),
+        (b'{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": [1]}',
+         types.INVALID_REQUEST, 3, '"params" must be an object, not an array'),
+        (b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {}}',
+         types.INVALID_PARAMS, 4, 'tools/call needs "name"'),
+        (b'{"jsonrpc": "2.0", "id": 5, "method": "tools/call", '
+         b'"params": {"name": "search", "arguments": "trio"}}',
+         types.INVALID_PARAMS, 5, '"arguments" must be an object'),
+    ],
+)  # fmt: skip
+async def test_malformed_json_rpc_gets_a_clear_error(
+    http: httpx.AsyncClient, body: bytes, code: int, answer_id: object, says: str
+) -> None:
     response = await http.post("/mcp", headers=JSON_HEADERS, content=body)
     assert response.status_code == 400
-    assert response.json()["error"]["code"] == code
+    answer = response.json()
+    assert answer["jsonrpc"] == "2.0"
+    assert answer["id"] == answer_id
+    assert answer["error"]["code"] == code
+    message = answer["error"]["message"]
+    assert says in message
+    for internal in ("pydantic", "input_value", "validation error", "JSONRPC"):
+        assert internal not in message
     assert (await http.post("/mcp", headers=JSON_HEADERS, json=LEGACY_CALL)).status_code == 200
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+async def test_null_or_object_id_is_answered_not_dropped(
+    served: Served, http: httpx.AsyncClient, era: str
+) -> None:
+    headers = {**JSON_HEADERS, "mcp-protocol-version": era, "mcp-method": "tools/call"}
+    for request_id in (None, {"n": 1}):
+        response = await http.post("/mcp", headers=headers, json={**LEGACY_CALL, "id": request_id})
+        assert response.status_code == 400
+        assert response.json()["error"]["code"] == types.INVALID_REQUEST
+    assert served.corpus.calls == []
+
+
+async def test_notifications_are_still_accepted(http: httpx.AsyncClient) -> None:
+    notification = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    response = await http.post("/mcp", headers=JSON_HEADERS, json=notification)
+    assert response.status_code == 202
 
 
 async def test_wrong_content_type_and_get_stream_are_refused(http: httpx.AsyncClient) -> None:

@@ -12,10 +12,12 @@ a letter or digit; at most 64 characters) and must be unique case-insensitively.
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import re
 import tomllib
+import unicodedata
 from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Literal, get_args
@@ -75,6 +77,11 @@ ENV_VARIABLES: tuple[EnvVariable, ...] = (
         "auto: read the archives' Xapian indexes directly where possible; libzim: always "
         "libzim's own search",
     ),
+    EnvVariable("MAX_CONNECTIONS", "256", "open HTTP connections; beyond it new ones get 503"),
+    EnvVariable("HTTP_IDLE_TIMEOUT", "5", "seconds a connection may wait for a request head"),
+    EnvVariable("HTTP_BODY_TIMEOUT", "10", "seconds a request body may take to arrive"),
+    EnvVariable("HTTP_SEND_TIMEOUT", "30", "seconds a response may wait for a non-reading client"),
+    EnvVariable("SHUTDOWN_TIMEOUT", "10", "seconds calls in flight get after SIGTERM/SIGINT"),
 )
 _DEFAULTS = {variable.name: variable.default for variable in ENV_VARIABLES}
 
@@ -104,6 +111,18 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """``auto`` reads each archive's Xapian indexes directly (BM25, every word
     optional, the GIL released) where the bindings and the archive allow it; ``libzim``
     always searches through libzim (words ANDed, relaxed while too few match)."""
+    max_connections: int = 256
+    """Open HTTP connections served at once; a connection beyond it is answered 503."""
+    http_idle_timeout: float = 5.0
+    """Seconds a connection may go without a request in progress: waiting for the first
+    request's head, or kept alive between requests. Bounds slow and silent clients."""
+    http_body_timeout: float = 10.0
+    """Seconds from a request's head to the end of its body; then 408."""
+    http_send_timeout: float = 30.0
+    """Seconds one response write may wait on a client that does not read."""
+    shutdown_timeout: float = 10.0
+    """Seconds calls in flight get to finish after SIGTERM/SIGINT; then they are
+    answered 503. Compose's stop_grace_period must leave a few seconds more."""
 
 
 class _EnvReader:
@@ -211,6 +230,11 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         document_cache_bytes=env.integer("DOCUMENT_CACHE_MB") * 1_000_000,
         log_level=log_level,
         search_engine=search_engine,
+        max_connections=env.integer("MAX_CONNECTIONS"),
+        http_idle_timeout=env.seconds("HTTP_IDLE_TIMEOUT"),
+        http_body_timeout=env.seconds("HTTP_BODY_TIMEOUT"),
+        http_send_timeout=env.seconds("HTTP_SEND_TIMEOUT"),
+        shutdown_timeout=env.seconds("SHUTDOWN_TIMEOUT"),
     )
     if settings.search_limit > settings.search_max_limit:
         env.errors.append(
@@ -310,13 +334,31 @@ def _library_path(raw: Any, root: Path) -> tuple[Path | None, str | None]:
         return None, "must be a non-empty string (a file path relative to CORPUS_ROOT)"
     if PurePosixPath(raw).is_absolute() or PureWindowsPath(raw).is_absolute():
         return None, f"{raw!r} is absolute; accepted: a path relative to CORPUS_ROOT ({root})"
-    resolved = (root / raw).resolve()
+    if any(unicodedata.category(char) == "Cc" for char in raw):
+        return None, f"{raw!r} contains control characters; accepted: a file name as on disk"
+    try:
+        resolved = (root / raw).resolve()
+    except RuntimeError as exc:  # a symlink loop (Python 3.11, 3.12)
+        return None, f"{raw!r} cannot be resolved: {exc}"
+    try:
+        os.stat(resolved)
+    except OSError as exc:  # whether it must exist is checked with the other fields
+        if exc.errno in (errno.ENAMETOOLONG, errno.ELOOP):
+            return None, f"{raw!r} cannot be resolved: {exc.strerror}"
     if not resolved.is_relative_to(root.resolve()):
         return None, (
             f"{raw!r} resolves to {resolved}, outside CORPUS_ROOT ({root}); "
             "accepted: a path that stays inside CORPUS_ROOT once '..' and symlinks are resolved"
         )
     return resolved, None
+
+
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, false also where the OS refuses to look (a name too long)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def _parse_library(
@@ -343,7 +385,7 @@ def _parse_library(
     file, problem = _library_path(table.get("path"), root)
     if problem:
         errors.append(f"field 'path': {problem}")
-    elif file is not None and enabled is True and check_files and not file.is_file():
+    elif file is not None and enabled is True and check_files and not _is_file(file):
         errors.append(
             f"field 'path': archive {file} does not exist or is not a file "
             "(download it, fix the path, or set enabled = false)"

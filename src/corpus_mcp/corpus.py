@@ -31,6 +31,7 @@ from corpus_mcp.gather import Hit, Landed, LibraryHits, collect_hits, land, load
 from corpus_mcp.ranking.evidence import WEIGHT_SYMBOL, Word, read_evidence, scope_words
 from corpus_mcp.ranking.terms import DocumentTerms, index_document
 from corpus_mcp.ranking.text import word_set
+from corpus_mcp.redaction import describe
 from corpus_mcp.symbols import SymbolTable
 from corpus_mcp.wire import FetchOutput, SearchOutput, SearchResult, SectionRef
 from corpus_mcp.zim import (
@@ -220,7 +221,7 @@ class Corpus:
                     "search: library %s failed after %.0f ms: %s",
                     library.name,
                     _ms(started),
-                    _describe(exc),
+                    describe(exc, log_queries=self.settings.log_queries),
                 )
                 return
         if scope.cancelled_caught:
@@ -266,7 +267,9 @@ class Corpus:
                 out[i] = await self._searchable(library, candidate.hit.path, candidate.hit.title)
             except Exception as exc:
                 log.warning(
-                    "search: reading a result from %s failed: %s", library.name, _describe(exc)
+                    "search: reading a result from %s failed: %s",
+                    library.name,
+                    describe(exc, log_queries=self.settings.log_queries),
                 )
                 failed.append(library.name)
         if scope.cancelled_caught:
@@ -495,11 +498,6 @@ def _not_found(library: str, path: str) -> CorpusError:
         library=library,
         path=path,
     )
-
-
-def _describe(exc: BaseException) -> str:
-    reason = getattr(exc, "reason", None)
-    return str(reason) if reason else f"{type(exc).__name__}: {exc}"
 
 
 def _ms(started: float) -> float:

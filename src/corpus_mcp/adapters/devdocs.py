@@ -22,7 +22,14 @@ import lxml.html
 from lxml.html import HtmlElement
 
 from corpus_mcp.adapters.base import AdapterDefaults, Landing, symbol_key
-from corpus_mcp.cleaning import drop, parse_html, to_markdown, visible_text, xpath_has_class
+from corpus_mcp.cleaning import (
+    drop,
+    parse_html,
+    to_markdown,
+    visible_text,
+    xml_safe_retry,
+    xpath_has_class,
+)
 from corpus_mcp.document import Document, Section
 
 _HEADING_TAGS: Final = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
@@ -121,6 +128,7 @@ class DevDocsAdapter(AdapterDefaults):
         visit(tree)
         return list(dict.fromkeys(symbols))
 
+    @xml_safe_retry
     def parse(self, path: str, title: str, html: bytes) -> Document:
         """The page's section tree; metadata carries ``heading``, ``source_url``, ``missing``."""
         root = parse_html(html)

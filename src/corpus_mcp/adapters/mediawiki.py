@@ -34,6 +34,7 @@ from corpus_mcp.cleaning import (
     parse_html,
     to_markdown,
     visible_text,
+    xml_safe_retry,
     xpath_has_class,
 )
 from corpus_mcp.document import Document, Section
@@ -166,6 +167,7 @@ class MediaWikiAdapter(AdapterDefaults):
                 return _resolve_landing(path, match.group("url").strip())
         return None
 
+    @xml_safe_retry
     def parse(self, path: str, title: str, html: bytes) -> Document:
         root = parse_html(_without_htdig(html))
         by_id = _index_ids(root)

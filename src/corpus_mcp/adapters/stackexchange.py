@@ -17,7 +17,14 @@ from typing import Final
 from lxml.html import HtmlElement
 
 from corpus_mcp.adapters.base import AdapterDefaults
-from corpus_mcp.cleaning import has_class, parse_html, to_markdown, visible_text, xpath_has_class
+from corpus_mcp.cleaning import (
+    has_class,
+    parse_html,
+    to_markdown,
+    visible_text,
+    xml_safe_retry,
+    xpath_has_class,
+)
 from corpus_mcp.document import Document, Section
 
 _THREAD_PATH: Final = re.compile(r"questions/\d+/[^/]+")
@@ -103,6 +110,7 @@ class StackExchangeAdapter(AdapterDefaults):
         match = _ANSWER_REDIRECT_PATH.fullmatch(requested_path)
         return f"answer-{match.group(1)}" if match else None
 
+    @xml_safe_retry
     def parse(self, path: str, title: str, html: bytes) -> Document:
         """The thread's sections; pages without a ``#question`` post become one section."""
         root = parse_html(html)

@@ -35,6 +35,7 @@ from corpus_mcp.cleaning.html import (
     make_element,
     parse_html,
     visible_text,
+    xml_safe_retry,
     xpath_has_class,
 )
 
@@ -46,5 +47,6 @@ __all__ = [
     "parse_html",
     "to_markdown",
     "visible_text",
+    "xml_safe_retry",
     "xpath_has_class",
 ]

@@ -7,8 +7,10 @@ it to pick their content node and the renderer to decide what to skip.
 from __future__ import annotations
 
 import codecs
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import lxml.etree
 import lxml.html
@@ -23,6 +25,7 @@ __all__ = [
     "make_element",
     "parse_html",
     "visible_text",
+    "xml_safe_retry",
     "xpath_has_class",
 ]
 
@@ -88,6 +91,39 @@ def make_element(tag: str) -> HtmlElement:
     """
     element: HtmlElement = _PARSER.makeelement(tag)
     return element
+
+
+# What an XML tree cannot hold: C0 controls other than tab and line breaks, U+FFFE and
+# U+FFFF, raw or as character references. lxml's HTML parser keeps them in text, but
+# any later assignment of such text to a node (our own, or lxml's drop_tree) raises
+# ValueError. Scanning every page for them would cost a third of the parse, and real
+# pages almost never carry them, so a page that trips on them is parsed again without.
+_XML_REFUSED = re.compile(
+    rb"[\x00-\x08\x0b\x0c\x0e-\x1f]|\xef\xbf[\xbe\xbf]"
+    rb"|&#(?:[xX]0*(?:[0-8bBcCeEfF]|1[0-9a-fA-F]|[fF]{3}[eEfF])(?![0-9a-fA-F])"
+    rb"|0*(?:[0-8]|1[124-9]|2[0-9]|3[01]|6553[45])(?![0-9]));?"
+)
+_XML_REFUSAL = "All strings must be XML compatible"
+
+T = TypeVar("T")
+
+
+def xml_safe_retry(
+    parse: Callable[[Any, str, str, bytes], T],
+) -> Callable[[Any, str, str, bytes], T]:
+    """An adapter's ``parse(path, title, html)``, tried again on the page without the
+    characters XML refuses when lxml raises on them (see above)."""
+
+    @functools.wraps(parse)
+    def parse_safely(adapter: Any, path: str, title: str, html: bytes) -> T:
+        try:
+            return parse(adapter, path, title, html)
+        except ValueError as exc:
+            if _XML_REFUSAL not in str(exc):
+                raise
+            return parse(adapter, path, title, _XML_REFUSED.sub(b"", html))
+
+    return parse_safely
 
 
 # -- small shared helpers -------------------------------------------------------------------

@@ -18,11 +18,12 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 import mcp_types as types
 import msgspec
+import trio
 from mcp.server import Server, ServerRequestContext
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
@@ -30,7 +31,24 @@ from mcp.shared.exceptions import MCPError
 from corpus_mcp import __version__
 from corpus_mcp.config import Settings
 from corpus_mcp.errors import CorpusError
+from corpus_mcp.redaction import log_failure
 from corpus_mcp.server.arguments import validate_fetch, validate_search
+from corpus_mcp.server.connections import SERVER_UNAVAILABLE, SHUTTING_DOWN
+from corpus_mcp.server.envelope import INVALID_REQUEST, check_envelope
+from corpus_mcp.server.http import (
+    CLIENT_LEFT,
+    ASGIApp,
+    BodyRefused,
+    Exchange,
+    Receive,
+    Scope,
+    Send,
+    header_values,
+    host_origin_refusal,
+    read_body,
+    replaying,
+    shown_path,
+)
 from corpus_mcp.server.tools import FETCH, SEARCH, TOOL_NAMES, build_tools
 from corpus_mcp.wire import FetchOutput, SearchOutput
 
@@ -40,12 +58,6 @@ MCP_PATH = "/mcp"
 HEALTH_PATH = "/healthz"
 MAX_BODY_BYTES = 64 * 1024
 """Tool arguments are tiny; anything larger is refused with 413 before parsing."""
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 INSTRUCTIONS = (
     "Offline reference libraries (encyclopedias, software documentation, Q&A threads). "
@@ -159,8 +171,8 @@ class ToolHandlers:
         except CorpusError as exc:
             self._log(name, exc.code, started, fields)
             raise ToolError(exc.payload()) from exc
-        except Exception as exc:
-            log.exception("tool=%s failed", name)
+        except Exception as exc:  # its message may name the query or the document
+            log_failure(log, exc, self.settings.log_queries, "tool=%s failed", name)
             self._log(name, "internal_error", started, fields)
             raise ToolError(INTERNAL_ERROR) from exc
         self._log(name, "ok", started, fields)
@@ -223,107 +235,180 @@ def build_mcp_server(corpus: CorpusAPI, settings: Settings) -> Server[Any]:
     )
 
 
-async def _send_json(send: Send, status: int, body: dict[str, Any], head: bool = False) -> None:
-    payload = json.dumps(body).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(payload)).encode()),
-                (b"cache-control", b"no-store"),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": b"" if head else payload})
+class _QuietStatelessTermination(logging.Filter):
+    """Drops the SDK's ``Terminating session: None``: in stateless mode every request
+    ends a transport without a session, so the line would repeat on every call."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != "Terminating session: None"
 
 
-async def _send_text(send: Send, status: int, text: str, extra: list[tuple[bytes, bytes]]) -> None:
-    payload = text.encode()
-    headers = [
-        (b"content-type", b"text/plain; charset=utf-8"),
-        (b"content-length", str(len(payload)).encode()),
-        *extra,
-    ]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": payload})
+def _quiet_sdk_noise() -> None:
+    sdk = logging.getLogger("mcp.server.streamable_http")
+    if not any(isinstance(f, _QuietStatelessTermination) for f in sdk.filters):
+        sdk.addFilter(_QuietStatelessTermination())
 
 
-def header_allowed(value: str, allowed: list[str]) -> bool:
-    """The SDK's matching rule: an exact value, or ``base:*`` for ``base`` on any port."""
-    return value in allowed or any(
-        pattern.endswith(":*") and value.startswith(pattern[:-1]) for pattern in allowed
-    )
+_BODY_MESSAGES = {
+    413: "Request body too large: at most {limit} bytes (tool arguments are small)",
+    408: "Request body not received in full within {timeout:g} s",
+}
+INTERNAL_ERROR_CODE = -32603
 
 
-def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope.get("headers", ()):
-        if key.lower() == name:
-            return bytes(value).decode("latin-1")
-    return None
+def _jsonrpc_error(code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
 
 
-def _watching_refusals(send: Send, method: str, path: str) -> Send:
-    """``send``, logging one line when the response is a refusal (status 400 and up).
-
-    Tool calls are logged by the handlers; this covers what never reaches them (bad
-    Host or Origin, oversized bodies, malformed JSON-RPC). A 413 also closes the
-    connection: the unread rest of the body would otherwise be taken for the next
-    request, and a client reusing the connection would see it dropped instead.
-    """
-
-    async def send_and_log(message: Message) -> None:
-        if message["type"] == "http.response.start" and message["status"] >= 400:
-            status = message["status"]
-            log.info("http %s %s refused status=%d", method, path, status)
-            if status == 413:
-                message = {**message, "headers": [*message["headers"], (b"connection", b"close")]}
-        await send(message)
-
-    return send_and_log
+def _is_json(scope: Scope) -> bool:
+    """The SDK's Content-Type rule: one of the listed media types is application/json."""
+    for value in header_values(scope, b"content-type"):
+        if any(part.strip() == "application/json" for part in value.split(";")[0].split(",")):
+            return True
+    return False
 
 
 class CorpusApp:
-    """The ASGI entry point: ``/healthz`` here, everything else to the MCP app.
+    """The ASGI entry point: guards, ``/healthz``, and everything else to the MCP app.
+
+    Every HTTP request is checked for Host and Origin first (so no path, not even the
+    SDK's trailing-slash redirect, answers a foreign Host), then its body is read in
+    full here, bounded in size and time, and a POST's JSON-RPC envelope is checked;
+    only then does the SDK get the request, with the body replayed.
 
     ``GET /mcp`` is answered 405: in stateless JSON mode the SDK would open an SSE
     stream that never carries anything and lives until shutdown, which only costs
     a connection. Clients treat 405 as "no server-initiated stream".
+
+    Shutting down, the server calls :meth:`start_draining` (every later response closes
+    its connection) and, once SHUTDOWN_TIMEOUT has passed, :meth:`cancel_in_flight`:
+    each request still running is stopped and answered 503 if nothing was sent yet.
     """
 
-    def __init__(self, mcp_app: ASGIApp, security: TransportSecuritySettings, libraries: int):
+    def __init__(
+        self,
+        mcp_app: ASGIApp,
+        security: TransportSecuritySettings,
+        libraries: int,
+        *,
+        body_timeout: float,
+        log_queries: bool,
+    ) -> None:
         self.mcp_app = mcp_app
-        self.security = security
+        self.allowed_hosts = list(security.allowed_hosts)
+        self.allowed_origins = list(security.allowed_origins)
         self.libraries = libraries
+        self.body_timeout = body_timeout
+        self.log_queries = log_queries
+        self.draining = False
+        self._in_flight: set[trio.CancelScope] = set()
+
+    @property
+    def in_flight(self) -> int:
+        """HTTP requests being handled right now."""
+        return len(self._in_flight)
+
+    def start_draining(self) -> None:
+        self.draining = True
+
+    def cancel_in_flight(self) -> int:
+        """Stop every request still being handled (each answers 503); how many."""
+        for scope in self._in_flight:
+            scope.cancel()
+        return len(self._in_flight)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.mcp_app(scope, receive, send)  # lifespan runs the session manager
             return
-        path, method = scope["path"], scope["method"]
-        send = _watching_refusals(send, method, path)
-        if path == HEALTH_PATH:
-            await self._health(scope, send, method)
-        elif path == MCP_PATH and method == "GET":
-            await _send_text(send, 405, "Method Not Allowed", [(b"allow", b"POST")])
-        else:
-            await self.mcp_app(scope, receive, send)
+        exchange = Exchange(send, scope["method"], scope["path"], closing=self._closing)
+        exchange.guarded_by(scope)
+        try:
+            await self._answer(scope, receive, exchange)
+        finally:
+            exchange.finish()
 
-    async def _health(self, scope: Scope, send: Send, method: str) -> None:
-        host, origin = _header(scope, b"host"), _header(scope, b"origin")
-        if host is None or not header_allowed(host, self.security.allowed_hosts):
-            await _send_text(send, 421, "Invalid Host header", [])
-        elif origin and not header_allowed(origin, self.security.allowed_origins):
-            await _send_text(send, 403, "Invalid Origin header", [])
-        elif method not in ("GET", "HEAD"):
-            await _send_text(send, 405, "Method Not Allowed", [(b"allow", b"GET, HEAD")])
+    async def _answer(self, scope: Scope, receive: Receive, exchange: Exchange) -> None:
+        """Handle one request; a failure is logged and answered 500, a request stopped
+        by :meth:`cancel_in_flight` is answered 503 (when nothing was sent yet)."""
+        with trio.CancelScope() as request:
+            self._in_flight.add(request)
+            try:
+                await self._handle(scope, receive, exchange)
+            except Exception as exc:
+                log_failure(
+                    log,
+                    exc,
+                    self.log_queries,
+                    "http %s %s failed",
+                    exchange.method,
+                    shown_path(exchange.path),
+                )
+                if not exchange.started:
+                    body = _jsonrpc_error(INTERNAL_ERROR_CODE, "Internal error; see the server log")
+                    await exchange.json(500, body, reason="internal error")
+            finally:
+                self._in_flight.discard(request)
+        if request.cancelled_caught and not exchange.started:
+            try:
+                await exchange.json(
+                    503,
+                    _jsonrpc_error(SERVER_UNAVAILABLE, SHUTTING_DOWN),
+                    reason="still running when SHUTDOWN_TIMEOUT passed",
+                    extra=[(b"retry-after", b"1")],
+                )
+            except Exception as exc:  # the client may be gone: nothing left to tell
+                log.debug(
+                    "http %s %s: no 503 sent: %r", exchange.method, shown_path(exchange.path), exc
+                )
+
+    def _closing(self) -> bool:
+        return self.draining
+
+    async def _handle(self, scope: Scope, receive: Receive, exchange: Exchange) -> None:
+        path, method = exchange.path, exchange.method
+        refusal = host_origin_refusal(scope, self.allowed_hosts, self.allowed_origins)
+        if refusal is not None:
+            status, text = refusal
+            await exchange.text(status, text, reason=text, close=True)
+        elif path == HEALTH_PATH:
+            await self._health(exchange, method)
+        elif path == MCP_PATH and method == "GET":
+            await exchange.text(405, "Method Not Allowed", extra=[(b"allow", b"POST")])
+        else:
+            await self._forward(scope, receive, exchange)
+
+    async def _health(self, exchange: Exchange, method: str) -> None:
+        if method not in ("GET", "HEAD"):
+            allow = [(b"allow", b"GET, HEAD")]
+            await exchange.text(405, "Method Not Allowed", extra=allow, close=True)
         else:
             body = {"status": "ok", "libraries": self.libraries}
-            await _send_json(send, 200, body, head=method == "HEAD")
+            await exchange.json(200, body, head=method == "HEAD")
+
+    async def _forward(self, scope: Scope, receive: Receive, exchange: Exchange) -> None:
+        """Read and check the body, then hand the request to the SDK with it replayed."""
+        body = await read_body(scope, receive, limit=MAX_BODY_BYTES, timeout=self.body_timeout)
+        if isinstance(body, BodyRefused):
+            if body is CLIENT_LEFT:
+                log.debug("http %s %s: %s", exchange.method, shown_path(exchange.path), body.reason)
+            else:
+                message = _BODY_MESSAGES[body.status].format(
+                    limit=MAX_BODY_BYTES, timeout=self.body_timeout
+                )
+                await exchange.json(
+                    body.status, _jsonrpc_error(INVALID_REQUEST, message), reason=body.reason
+                )
+            return
+        if exchange.path == MCP_PATH and exchange.method == "POST" and _is_json(scope):
+            problem = check_envelope(body)
+            if problem is not None:
+                await exchange.json(400, problem.response(), reason=problem.message)
+                return
+        await self.mcp_app(scope, replaying(body, receive), exchange.send)
 
 
-def build_app(corpus: CorpusAPI, settings: Settings, *, port: int) -> ASGIApp:
+def build_app(corpus: CorpusAPI, settings: Settings, *, port: int) -> CorpusApp:
     """The whole ASGI app for a server listening on ``port`` (the real one, not 0).
 
     Build a new one per server: the SDK's session manager runs only once.
@@ -340,4 +425,11 @@ def build_app(corpus: CorpusAPI, settings: Settings, *, port: int) -> ASGIApp:
         transport_security=security,
         max_request_body_size=MAX_BODY_BYTES,
     )
-    return CorpusApp(mcp_app, security, len(corpus.libraries))
+    _quiet_sdk_noise()
+    return CorpusApp(
+        mcp_app,
+        security,
+        len(corpus.libraries),
+        body_timeout=settings.http_body_timeout,
+        log_queries=settings.log_queries,
+    )

@@ -1,28 +1,48 @@
-"""Serving: hypercorn's trio worker in our own ``trio.run``, signals, startup failures.
+"""Serving: hypercorn's HTTP/1.1 protocol under our own accept loop, signals, draining.
 
 The programmatic entry point is used rather than the hypercorn CLI because the CLI
 exits 0 when the app fails to start (stack notes, pitfall 12). The listening socket
 is created here, before the app, for two reasons: with port 0 the real port must be
 known to build the explicit Host/Origin allow-lists, and :func:`main` opens and checks
 every archive before the socket listens, so a client never reaches a half-ready server.
+
+hypercorn's ``worker_serve`` is replaced by :func:`serve_app` (its lifespan and
+per-connection ``TCPServer`` are kept): connections are accepted under a cap and
+closed lingering (:mod:`corpus_mcp.server.connections`), and a shutdown drains:
+
+1. stop accepting: connections the kernel already completed are taken and served,
+   then the listener closes (new clients are refused, none is reset);
+2. from now on every response closes its connection; idle connections get
+   :data:`DRAIN_QUIET_SECONDS` to deliver a request already on its way, then close;
+3. calls in flight finish, for up to SHUTDOWN_TIMEOUT from the signal;
+4. what is still running then is stopped and answered 503 (retryable), and gets
+   :data:`FLUSH_SECONDS` to write that answer.
 """
 
 from __future__ import annotations
 
 import logging
 import signal
+import socket
 import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, cast
 
 import trio
 from hypercorn.config import Config
-from hypercorn.trio.run import worker_serve
-from hypercorn.utils import wrap_app
+from hypercorn.trio.lifespan import Lifespan
+from hypercorn.trio.statsd import StatsdLogger
+from hypercorn.trio.tcp_server import TCPServer
+from hypercorn.trio.worker_context import WorkerContext
+from hypercorn.typing import ConnectionState
+from hypercorn.utils import repr_socket_addr, wrap_app
 
 from corpus_mcp.config import Manifest, Settings
 from corpus_mcp.corpus import open_corpus
-from corpus_mcp.server.app import MCP_PATH, CorpusAPI, build_app
+from corpus_mcp.server.app import MCP_PATH, CorpusAPI, CorpusApp, build_app
+from corpus_mcp.server.connections import SHUTTING_DOWN, ConnectionPool, fit_connection_limit
+from corpus_mcp.server.http import CONNECTION_KEY
+from corpus_mcp.server.streams import LINGER_SECONDS, LingeringStream
 from corpus_mcp.zim import OpenFailure
 
 if TYPE_CHECKING:
@@ -31,9 +51,25 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("corpus_mcp.server")
 
-GRACEFUL_SECONDS = 0.5
-"""How long in-flight requests get after a shutdown signal (tool calls are short)."""
 SHUTDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+DRAIN_QUIET_SECONDS = 0.5
+"""How long a connection idle at shutdown may still bring a request it already sent."""
+FLUSH_SECONDS = LINGER_SECONDS
+"""After SHUTDOWN_TIMEOUT: time for the 503 answers to be written and their sockets closed."""
+
+
+class _Connection(TCPServer):
+    """hypercorn's connection handler, which also lets go when the client has left.
+
+    hypercorn keeps a connection's task until its keep-alive timer runs out even after
+    the client closed it, so a client that connects and leaves would hold one of the
+    MAX_CONNECTIONS slots for HTTP_IDLE_TIMEOUT. Once reading has ended there is no
+    request to wait for: the timer is stopped (a request in progress still finishes).
+    """
+
+    async def _read_data(self) -> None:
+        await super()._read_data()
+        await self.idle_task.stop()
 
 
 class ListenError(Exception):
@@ -48,12 +84,20 @@ def bind_address(host: str, port: int) -> str:
 
 
 def hypercorn_config(settings: Settings) -> Config:
-    """Hypercorn settings: one bind, our logging, no access log, a short grace period."""
+    """Hypercorn settings: one bind, our logging, no access log, our timeouts.
+
+    ``keep_alive_timeout`` bounds a connection without a request in progress (hypercorn
+    runs that timer until a request's head is complete, and again between requests),
+    so it is the header timeout too. ``read_timeout`` stays off: hypercorn applies it
+    to every read, including while a call is computed, and would cut answers short;
+    the body's own deadline (HTTP_BODY_TIMEOUT) is enforced by the app instead.
+    """
     config = Config()
     config.bind = [bind_address(settings.mcp_host, settings.mcp_port)]
     config.accesslog = None
     config.errorlog = logging.getLogger("hypercorn.error")
-    config.graceful_timeout = GRACEFUL_SECONDS
+    config.keep_alive_timeout = settings.http_idle_timeout
+    config.backlog = settings.max_connections
     return config
 
 
@@ -81,35 +125,141 @@ async def serve(
     task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
     shutdown_trigger: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
-    """Serve ``corpus`` over MCP until ``shutdown_trigger`` returns.
+    """Serve ``corpus`` over MCP until ``shutdown_trigger`` returns, then drain.
 
     Reports the bound base URLs (e.g. ``["http://127.0.0.1:8000"]``) through
     ``task_status``, so ``await nursery.start(serve, ...)`` works with port 0. Without
-    a ``shutdown_trigger``, SIGTERM and SIGINT trigger the graceful shutdown (in-flight
-    requests get :data:`GRACEFUL_SECONDS`).
+    a ``shutdown_trigger``, SIGTERM and SIGINT trigger the shutdown.
     """
     config = hypercorn_config(settings)
     try:
         sockets = config.create_sockets()
     except OSError as exc:
         raise ListenError(f"cannot listen on {config.bind[0]}: {exc.strerror or exc}") from exc
-    port = _bound_port(sockets)
-    app = build_app(corpus, settings, port=port)
-    for sock in sockets.insecure_sockets:
-        sock.listen(config.backlog)
-    async with trio.open_nursery() as nursery:
-        if shutdown_trigger is None:
-            stop = trio.Event()
-            await nursery.start(stop_on_signals, stop)
-            shutdown_trigger = stop.wait
-        await worker_serve(
-            wrap_app(cast("Framework", app), config.wsgi_max_body_size, "asgi"),
-            config,
-            sockets=sockets,
-            shutdown_trigger=shutdown_trigger,
-            task_status=task_status,
+    try:
+        port = _bound_port(sockets)
+        app = build_app(corpus, settings, port=port)
+        for sock in sockets.insecure_sockets:
+            sock.listen(config.backlog)
+        async with trio.open_nursery() as nursery:
+            if shutdown_trigger is None:
+                stop = trio.Event()
+                await nursery.start(stop_on_signals, stop)
+                shutdown_trigger = stop.wait
+            await serve_app(
+                app,
+                config,
+                settings,
+                sockets.insecure_sockets,
+                shutdown_trigger=shutdown_trigger,
+                task_status=task_status,
+            )
+            nursery.cancel_scope.cancel()
+    finally:
+        # Closed by the drain normally; a serve cancelled from outside must not leak them.
+        for sock in sockets.insecure_sockets:
+            sock.close()
+
+
+async def serve_app(
+    app: CorpusApp,
+    config: Config,
+    settings: Settings,
+    sockets: list[socket.socket],
+    *,
+    shutdown_trigger: Callable[[], Awaitable[None]],
+    task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Run ``app`` on listening ``sockets`` until ``shutdown_trigger`` returns, then drain."""
+    config.set_statsd_logger_class(StatsdLogger)
+    framework = wrap_app(cast("Framework", app), config.wsgi_max_body_size, "asgi")
+    lifespan_state: dict[str, object] = {}
+    lifespan = Lifespan(framework, config, lifespan_state)
+    context = WorkerContext(None)
+
+    async def serve_connection(stream: LingeringStream) -> None:
+        # Each connection's state carries its stream, so the app can tell it when a
+        # response is being written (see LingeringStream).
+        state = ConnectionState({**lifespan_state, CONNECTION_KEY: stream})
+        await _Connection(framework, config, context, state, stream)  # type: ignore[arg-type]
+
+    limit, shed = fit_connection_limit(settings.max_connections)
+    pool = ConnectionPool(
+        serve_connection, limit=limit, shed_limit=shed, send_timeout=settings.http_send_timeout
+    )
+    listeners = [trio.SocketListener(trio.socket.from_stdlib_socket(sock)) for sock in sockets]
+    binds = [f"http://{repr_socket_addr(sock.family, sock.getsockname())}" for sock in sockets]
+    async with trio.open_nursery() as lifespan_nursery:
+        await lifespan_nursery.start(lifespan.handle_lifespan)
+        await lifespan.wait_for_startup()
+        async with trio.open_nursery() as connections:
+            async with trio.open_nursery() as accepting:
+                for listener in listeners:
+                    accepting.start_soon(pool.accept_forever, listener, connections)
+                task_status.started(binds)
+                await shutdown_trigger()
+                accepting.cancel_scope.cancel()
+            draining_since = trio.current_time()
+            await _drain(
+                app,
+                pool,
+                context,
+                sockets=sockets,
+                listeners=listeners,
+                connections=connections,
+                settings=settings,
+            )
+        log.info(
+            "drained in %.1f s (at most %d connections at once; %d answered 503 at once)",
+            trio.current_time() - draining_since,
+            pool.peak,
+            pool.shed_total,
         )
-        nursery.cancel_scope.cancel()
+        await lifespan.wait_for_shutdown()
+        lifespan_nursery.cancel_scope.cancel()
+
+
+async def _drain(
+    app: CorpusApp,
+    pool: ConnectionPool,
+    context: WorkerContext,
+    *,
+    sockets: list[socket.socket],
+    listeners: list[trio.SocketListener],
+    connections: trio.Nursery,
+    settings: Settings,
+) -> None:
+    """Stop accepting and let calls in flight finish (see the module's docstring)."""
+    started = trio.current_time()
+    deadline = started + settings.shutdown_timeout
+    app.start_draining()
+    waiting = sum(pool.accept_backlog(sock, connections, SHUTTING_DOWN) for sock in sockets)
+    for listener in listeners:
+        await listener.aclose()
+    log.info(
+        "stopped accepting: %d connections open (%d taken from the backlog), "
+        "%d requests in flight; SHUTDOWN_TIMEOUT=%gs",
+        pool.open,
+        waiting,
+        app.in_flight,
+        settings.shutdown_timeout,
+    )
+    with trio.move_on_at(min(started + DRAIN_QUIET_SECONDS, deadline)):
+        await pool.wait_closed()
+    await context.terminated.set()  # hypercorn closes idle connections now
+    with trio.move_on_at(deadline):
+        await pool.wait_closed()
+    if pool.open or pool.shedding:
+        log.warning(
+            "SHUTDOWN_TIMEOUT=%gs passed with %d connections open: "
+            "%d requests still running answered 503",
+            settings.shutdown_timeout,
+            pool.open + pool.shedding,
+            app.cancel_in_flight(),
+        )
+        flushed = trio.current_time() + FLUSH_SECONDS
+        pool.limit_writes(flushed)  # hypercorn's writes ignore cancellation
+        connections.cancel_scope.deadline = flushed
 
 
 Transport = Callable[[CorpusAPI, Settings, trio.Event], Awaitable[None]]
