@@ -41,6 +41,7 @@ from corpus_mcp.demo.synthetic import (
     build_large_wikipedia,
 )
 from corpus_mcp.zim import ArchiveService, SearchPage, ZimReader
+from corpus_mcp.zim.index import NO_INDEXES
 
 LIMIT = 5
 EXTRA_QUERIES = [
@@ -220,6 +221,8 @@ class HangingReader(ZimReader):
     def __init__(self, reader: ZimReader, release: threading.Event) -> None:
         self.__dict__.update(reader.__dict__)
         self._release = release
+        # Through libzim's search, whose call blocks here (the index is not read directly).
+        self.indexes = NO_INDEXES
 
     def fulltext(self, query: str, limit: int, offset: int = 0) -> SearchPage:
         self._release.wait(30)
