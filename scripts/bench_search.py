@@ -106,10 +106,12 @@ async def corpus_runs(
         for q in qs:
             corpus.cache.clear()
             corpus.hits_cache.clear()
+            corpus.answers_cache.clear()
             start = time.perf_counter()
             await corpus.search(q, LIMIT)
             cold.append(time.perf_counter() - start)
             corpus.hits_cache.clear()
+            corpus.answers_cache.clear()
             start = time.perf_counter()
             out = await corpus.search(q, LIMIT)
             warm.append(time.perf_counter() - start)
@@ -209,6 +211,7 @@ async def loop_lag(corpus: Corpus, qs: list[str]) -> float:
 
     corpus.cache.clear()
     corpus.hits_cache.clear()
+    corpus.answers_cache.clear()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(ticker)
         nursery.start_soon(burst)
@@ -233,6 +236,7 @@ async def hanging_archive_cost(corpus: Corpus, qs: list[str], name: str) -> tupl
     """Median search time with ``name`` healthy, then with it hanging."""
     healthy: list[float] = []
     corpus.hits_cache.clear()
+    corpus.answers_cache.clear()
     for q in qs[:10]:
         start = time.perf_counter()
         await corpus.search(q, LIMIT)
@@ -245,6 +249,7 @@ async def hanging_archive_cost(corpus: Corpus, qs: list[str], name: str) -> tupl
     )
     hanging: list[float] = []
     corpus.hits_cache.clear()
+    corpus.answers_cache.clear()
     try:
         for q in qs[:3]:
             start = time.perf_counter()

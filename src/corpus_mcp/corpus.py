@@ -50,15 +50,17 @@ log = logging.getLogger("corpus_mcp.corpus")
 MIN_CANDIDATES = 15
 #: API symbols a query may name per library (overloads, several short forms).
 MAX_SYMBOL_HITS = 8
-#: The best candidates whose documents are read to rescore them on their headings and
-#: page titles, as a multiple of the limit (and at least :data:`MIN_REREAD`).
-REREAD_FACTOR = 2
-MIN_REREAD = 10
+#: The best candidates whose documents are read to rescore them on their headings,
+#: passages and page titles: the limit and this many more (on the development kit, two
+#: more did as well as five more; none, slightly worse).
+REREAD_EXTRA = 2
 #: A symbol score from which the query is taken to ask for that symbol alone (half the
 #: most a symbol can score: most of the question is the symbol's name).
 SYMBOL_ANSWERS = 0.5 * WEIGHT_SYMBOL
 #: Memory for remembered per-library hits (a few hundred bytes per query and library).
 HITS_CACHE_BYTES = 8_000_000
+#: Memory for remembered answers (a few kilobytes each).
+ANSWERS_CACHE_BYTES = 4_000_000
 #: Words of archive names and metadata that say how an archive was made, not what it is
 #: about (flavours, hosts, formats): never scope words.
 ARCHIVE_VOCABULARY = word_set(
@@ -119,6 +121,8 @@ class Corpus:
         # agents repeat queries (retries, several agents on one topic), and a repeat
         # then costs no index search. Failures and timeouts are never remembered.
         self._hits: ByteLRU[tuple[str, str, int], LibraryHits] = ByteLRU(HITS_CACHE_BYTES)
+        # The same holds for a whole answer: a repeated question costs a lookup.
+        self._answers: ByteLRU[tuple[str, int], SearchOutput] = ByteLRU(ANSWERS_CACHE_BYTES)
 
     @property
     def libraries(self) -> tuple[str, ...]:
@@ -139,6 +143,9 @@ class Corpus:
         headings and page titles; the diversity pass spreads libraries.
         """
         normalised = ranking.normalise_query(query)
+        answered = self._answers.get((normalised, limit))
+        if answered is not None:
+            return answered
         hits: dict[str, LibraryHits] = {}
         failed: list[str] = []
         async with trio.open_nursery() as nursery:
@@ -148,7 +155,7 @@ class Corpus:
         words = weigh_words(normalised, hits)
         scopes = {name: lib.scope for name, lib in self._libraries.items()}
         candidates = federate(normalised, hits, words, scopes)
-        reread = max(limit * REREAD_FACTOR, MIN_REREAD)
+        reread = limit + REREAD_EXTRA
         best = await self._reread(normalised, words, candidates[:reread], failed)
         ordered = ranking.diversify(
             [*best, *candidates[reread:]],
@@ -156,12 +163,15 @@ class Corpus:
             self.settings.search_max_consecutive,
         )
         results = await self._results(normalised, words, ordered, limit, failed)
-        return SearchOutput(
+        output = SearchOutput(
             query=normalised,
             results=results,
             partial=bool(failed),
             unavailable_libraries=sorted(set(failed)),
         )
+        if not failed:  # a partial answer is never remembered: the next try may do better
+            self._answers.put((normalised, limit), output, _answer_weight(output))
+        return output
 
     async def _reread(
         self, query: str, words: list[Word], candidates: list[Candidate], failed: list[str]
@@ -393,6 +403,11 @@ class Corpus:
         """Per-library hits by query (benchmarks clear it to measure index searches)."""
         return self._hits
 
+    @property
+    def answers_cache(self) -> ByteLRU[tuple[str, int], SearchOutput]:
+        """Whole answers by query and limit (benchmarks clear it with the hits)."""
+        return self._answers
+
 
 @asynccontextmanager
 async def open_corpus(settings: Settings, manifest: Manifest) -> AsyncIterator[Corpus]:
@@ -453,6 +468,14 @@ def _symbol_hits(library: Library, query: str) -> list[Hit]:
         )
         for m in matches
     ]
+
+
+def _answer_weight(output: SearchOutput) -> int:
+    """Approximate memory of one remembered answer."""
+    return 512 + sum(
+        400 + len(r.ref) + len(r.title) + len(r.snippet) + 80 * len(r.relevant_sections)
+        for r in output.results
+    )
 
 
 def _hits_weight(hits: LibraryHits) -> int:

@@ -25,6 +25,7 @@ library's name or position in the manifest.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -264,10 +265,15 @@ def _contained(
 
 def run_in(needle: Sequence[str], haystack: Sequence[str]) -> bool:
     """Whether ``needle`` occurs as consecutive items of ``haystack`` (stems compared)."""
-    wanted = [stem(t) for t in needle]
-    have = [stem(t) for t in haystack]
+    wanted = _stems(tuple(needle))
+    have = _stems(tuple(haystack))
     width = len(wanted)
     return any(have[i : i + width] == wanted for i in range(len(have) - width + 1))
+
+
+@functools.lru_cache(maxsize=4096)
+def _stems(terms: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(stem(t) for t in terms)
 
 
 def scope_words(metadata: Iterable[str], ignore: frozenset[str]) -> frozenset[str]:

@@ -6,8 +6,6 @@ import re
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 
-import msgspec
-
 from corpus_mcp.document import Document, Section
 from corpus_mcp.ranking.passages import LIST, PROSE, TABLE, passages
 from corpus_mcp.ranking.terms import DocumentTerms, index_document
@@ -20,14 +18,6 @@ _KIND_WEIGHT = {PROSE: 1.0, LIST: 0.8, TABLE: 0.5}
 
 
 # -- snippets ---------------------------------------------------------------------------
-
-
-class _Candidate(msgspec.Struct, frozen=True):
-    index: int
-    """Position among the document's indexed passages."""
-    focus: int
-    """Query terms it holds that the document title does not."""
-    score: float
 
 
 def snippet(
@@ -59,27 +49,26 @@ def snippet(
     # decide (as for section hints), when there are any.
     focus = [term for term in wanted if not term_in(term, title_stems)] or wanted
     holding = {term: indexed.passages_with(term) for term in wanted}
-    candidates = [
-        _Candidate(
-            index=index,
-            focus=sum(index in holding[term] for term in focus),
-            score=_passage_score(indexed, index, wanted, holding),
-        )
-        for index in sorted(frozenset[int]().union(*holding.values()))
-    ]
-    preferred = [
-        c for c in candidates if within is not None and _section(indexed, c.index).id == within
-    ]
+    matching = sorted(frozenset[int]().union(*holding.values()))
+    preferred = [i for i in matching if within is not None and _section(indexed, i).id == within]
 
     # Naming more of the query's terms wins; at equal terms, prose and lists win over
-    # tables (infoboxes above all read as label/value debris), then the score decides.
-    def preference(c: _Candidate) -> tuple[int, bool, float, int]:
-        return (c.focus, indexed.passages[c.index].kind != TABLE, c.score, -c.index)
+    # tables (infoboxes above all read as label/value debris), then the score decides
+    # (computed only for the passages still in the running: it reads their words).
+    def rank(index: int) -> tuple[int, bool]:
+        focused = sum(index in holding[term] for term in focus)
+        return (focused, indexed.passages[index].kind != TABLE)
 
-    best = max(preferred or candidates, key=preference, default=None)
-    if best is None:
+    pool = preferred or matching
+    if not pool:
         return _fallback_snippet(indexed, max_chars)
-    text = _with_following_prose(indexed, best.index, max_chars, _math_of(wanted))
+    ranks = {index: rank(index) for index in pool}
+    top = max(ranks.values())
+    best = max(
+        (i for i in pool if ranks[i] == top),
+        key=lambda i: (_passage_score(indexed, i, wanted, holding), -i),
+    )
+    text = _with_following_prose(indexed, best, max_chars, _math_of(wanted))
     focus_stems = {root for term in focus for root in stems_of(term)}
     return _window(text, _hits(text, focus_stems), max_chars)
 

@@ -11,13 +11,14 @@ postings of its own few words.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
 import msgspec
 
 from corpus_mcp.document import Document, Section
 from corpus_mcp.ranking.passages import Passage, passages
-from corpus_mcp.ranking.text import JOINER, stem, stem_set, token_spans
+from corpus_mcp.ranking.text import APOSTROPHES, JOINER, TOKEN, stem, stem_set, stems_of
 
 
 class SectionTerms(msgspec.Struct, frozen=True, kw_only=True):
@@ -120,11 +121,13 @@ def index_document(document: Document) -> DocumentTerms:
             length = 0
             for passage in own:
                 seen: set[str] = set()
-                for _, _, stems in token_spans(passage.text):
-                    length += 1
-                    for root in stems:
-                        counts[root] = counts.get(root, 0) + 1
-                    seen |= stems
+                # Count the words first (in C), then stem each distinct one once.
+                words = Counter(TOKEN.findall(passage.text.translate(APOSTROPHES).lower()))
+                for word, uses_ in words.items():
+                    length += uses_
+                    for root in stems_of(word):
+                        counts[root] = counts.get(root, 0) + uses_
+                        seen.add(root)
                 for root in seen:
                     postings.setdefault(root, []).append(len(all_passages))
                 all_passages.append(passage)

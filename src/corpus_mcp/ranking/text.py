@@ -62,6 +62,8 @@ APOSTROPHES = str.maketrans({"’": "'", "ʼ": "'", "‘": "'"})
 
 # -- query terms ------------------------------------------------------------------------
 
+_TEXT_CACHE = 16_384
+
 
 def query_terms(query: str) -> list[str]:
     """Lower-cased word tokens of ``query`` in order, duplicates kept.
@@ -69,12 +71,18 @@ def query_terms(query: str) -> list[str]:
     Identifier-like tokens survive whole (``c++``, ``std::vector``, ``str.join``,
     ``__init__``, ``x-ray``); lone punctuation and pure-underscore runs are dropped.
     """
-    text = query.translate(APOSTROPHES)
-    return [
+    return list(_tokens(query))
+
+
+@functools.lru_cache(maxsize=_TEXT_CACHE)
+def _tokens(text: str) -> tuple[str, ...]:
+    # Memoised: the query and the candidates' titles are tokenised again and again while
+    # one search scores its candidates, and titles recur across searches.
+    return tuple(
         match.group().lower()
-        for match in TOKEN.finditer(text)
+        for match in TOKEN.finditer(text.translate(APOSTROPHES))
         if any(ch.isalnum() for ch in match.group())
-    ]
+    )
 
 
 def informative_terms(query: str) -> list[str]:
