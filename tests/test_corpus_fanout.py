@@ -22,7 +22,7 @@ import trio.testing
 
 from corpus_mcp.adapters.base import Landing
 from corpus_mcp.config import load_settings
-from corpus_mcp.corpus import Corpus, Library
+from corpus_mcp.corpus import STALL_SHARE, Corpus, Library
 from corpus_mcp.document import Document, Section
 from corpus_mcp.errors import CorpusError
 from corpus_mcp.wire import SearchOutput
@@ -81,6 +81,9 @@ class FakeReader:
         self.inside = 0
         self.max_inside = 0
         self.calls = 0
+        self.left = threading.Event()
+        """Set whenever no call is inside (a thread that was stuck has come back)."""
+        self.left.set()
         self._guard = threading.Lock()
 
     def _enter(self) -> None:
@@ -88,6 +91,7 @@ class FakeReader:
             self.calls += 1
             self.inside += 1
             self.max_inside = max(self.max_inside, self.inside)
+            self.left.clear()
         trio.from_thread.run_sync(self.entered.set)
         try:
             if self.mode == "raise":
@@ -97,6 +101,8 @@ class FakeReader:
         finally:
             with self._guard:
                 self.inside -= 1
+                if not self.inside:
+                    self.left.set()
 
     # No index read directly: the search goes through libzim's calls below.
     fulltext_index = None
@@ -147,13 +153,23 @@ class FakeAdapter:
 
 TIMEOUT = 5.0
 """SEARCH_TIMEOUT in the tests' mock time: it passes only when a test jumps the clock."""
+STALL = TIMEOUT * STALL_SHARE
+"""How often a search looks at its walk: a library in the same call at two looks in a
+row has stalled."""
+
+
+async def _stall(clock: trio.testing.MockClock) -> None:
+    """Move the clock through two looks at the walk: a blocked library is given up."""
+    for _ in range(2):
+        await trio.testing.wait_all_tasks_blocked()
+        clock.jump(STALL)
 
 
 class Fixture:
     """A corpus over fake readers, with the services and the global pool it shares."""
 
-    def __init__(self, *readers: FakeReader) -> None:
-        settings = load_settings({"SEARCH_TIMEOUT": str(TIMEOUT), "SEARCH_WORKERS": "4"})
+    def __init__(self, *readers: FakeReader, workers: int = 4) -> None:
+        settings = load_settings({"SEARCH_TIMEOUT": str(TIMEOUT), "SEARCH_WORKERS": str(workers)})
         self.readers = readers
         self.shared = trio.CapacityLimiter(settings.search_workers)
         self.services = [ArchiveService(cast(ZimReader, r), self.shared) for r in readers]
@@ -177,6 +193,17 @@ class Fixture:
     async def all_idle(self) -> None:
         for service in self.services:
             await self.idle(service)
+
+    async def threads_done(self) -> None:
+        """Return once every abandoned call has come back and its library is no longer
+        stuck (waits in a thread: the test's clock is frozen)."""
+        for reader in self.readers:
+            await trio.to_thread.run_sync(reader.left.wait)
+        for _ in range(1000):
+            if not self.corpus.stuck_libraries:
+                return
+            await trio.to_thread.run_sync(threading.Event().wait, 0.01)
+        raise AssertionError(f"still stuck: {self.corpus.stuck_libraries}")
 
 
 def _in_background(
@@ -223,57 +250,75 @@ async def test_a_library_whose_documents_cannot_be_read_is_marked_partial(
     assert {r.library for r in out.results} == {"good"}
 
 
-async def test_a_slow_library_is_left_out_when_the_deadline_passes(
+async def test_a_stalled_library_is_left_out_and_the_others_answer(
     mock_clock: trio.testing.MockClock,
 ) -> None:
-    fast, slow = FakeReader("fast"), FakeReader("slow", mode="slow")
-    fixture = Fixture(fast, slow)
+    slow, fast = FakeReader("slow", mode="slow"), FakeReader("fast")
+    fixture = Fixture(slow, fast)  # the slow one is walked first
     try:
         async with trio.open_nursery() as nursery:
             started = trio.current_time()
             done = _in_background(nursery, lambda: fixture.corpus.search("trio", 5))
             await slow.entered.wait()
-            await fixture.idle(fixture.services[0])  # the fast library has answered
-            assert done == []  # the search waits for the slow library...
-            mock_clock.jump(TIMEOUT)  # ...until its deadline passes
+            await trio.testing.wait_all_tasks_blocked()
+            assert done == []  # the walk waits on the slow library...
+            await _stall(mock_clock)  # ...until it has stalled; a fresh walker goes on
         [out] = done
         assert out.partial is True
         assert out.unavailable_libraries == ["slow"]
         assert {r.library for r in out.results} == {"fast"}
-        # Bounded by SEARCH_TIMEOUT, not by the thread: it is still blocked inside.
-        assert trio.current_time() - started == TIMEOUT
+        # Bounded by two looks, not by the thread: it is still blocked inside.
+        assert trio.current_time() - started == 2 * STALL
         assert slow.inside == 1
     finally:
         slow.release.set()
 
 
-async def test_an_abandoned_thread_keeps_its_archive_locked_until_it_ends(
+async def test_a_stuck_library_gets_no_second_thread_until_its_call_returns(
     mock_clock: trio.testing.MockClock,
 ) -> None:
     slow = FakeReader("slow", mode="slow")
     fixture = Fixture(FakeReader("fast"), slow)
-    service = fixture.services[1]
     try:
         async with trio.open_nursery() as nursery:
             _in_background(nursery, lambda: fixture.corpus.search("trio", 5))
             await slow.entered.wait()
-            await fixture.idle(fixture.services[0])
-            mock_clock.jump(TIMEOUT)
-        assert service.lock.borrowed_tokens == 1  # held by the thread inside "libzim"
-
-        # A second search cannot put another thread into that archive: it waits for the
-        # lock, and its own deadline leaves the library out again.
-        async with trio.open_nursery() as nursery:
-            again = _in_background(nursery, lambda: fixture.corpus.search("trio", 5))
-            await trio.testing.wait_all_tasks_blocked()
-            assert service.lock.statistics().tasks_waiting == 1
-            mock_clock.jump(TIMEOUT)
-        assert again[0].unavailable_libraries == ["slow"]
+            await _stall(mock_clock)
+        # While the abandoned thread is inside, later searches leave the library out at
+        # once: no waiting, no second thread into it.
+        again = await fixture.corpus.search("trio structured", 5)
+        assert again.unavailable_libraries == ["slow"]
+        assert slow.calls == 1
     finally:
         slow.release.set()
-    await fixture.all_idle()
-    assert (slow.calls, slow.max_inside) == (1, 1)  # only one thread ever ran in the archive
-    assert fixture.shared.borrowed_tokens == 0
+    await fixture.threads_done()
+    assert (slow.calls, slow.max_inside) == (1, 1)
+    slow.mode = "ok"
+    recovered = await fixture.corpus.search("trio python", 5)
+    assert recovered.partial is False  # back once its call returned
+
+
+async def test_a_search_ends_at_its_deadline_with_what_is_ready(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    # One walker thread (SEARCH_WORKERS=1), kept by the stalled library: the rest of
+    # the walk waits for it, and the search answers at its deadline, partial.
+    slow = FakeReader("slow", mode="slow")
+    fixture = Fixture(slow, FakeReader("fast"), workers=1)
+    try:
+        async with trio.open_nursery() as nursery:
+            started = trio.current_time()
+            done = _in_background(nursery, lambda: fixture.corpus.search("trio", 5))
+            await slow.entered.wait()
+            await _stall(mock_clock)
+            await trio.testing.wait_all_tasks_blocked()
+            assert done == []  # the fast library waits for a free walker...
+            mock_clock.jump(TIMEOUT - 2 * STALL)  # ...that never comes before the deadline
+        [out] = done
+        assert out.unavailable_libraries == ["fast", "slow"]
+        assert trio.current_time() - started == TIMEOUT
+    finally:
+        slow.release.set()
 
 
 async def test_cancelling_a_search_leaves_no_lock_or_token_held(
@@ -287,7 +332,8 @@ async def test_cancelling_a_search_leaves_no_lock_or_token_held(
             await slow.entered.wait()
             caller.cancel()
     slow.release.set()
-    await fixture.all_idle()
+    await fixture.threads_done()
+    assert fixture.corpus._walkers.borrowed_tokens == 0
     assert fixture.shared.borrowed_tokens == 0
     assert [s.lock.borrowed_tokens for s in fixture.services] == [0, 0]
     out = await fixture.corpus.search("trio", 5)  # everything usable again

@@ -16,6 +16,7 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 
 import msgspec
 import trio
@@ -26,6 +27,7 @@ from corpus_mcp.cache import ByteLRU
 from corpus_mcp.config import Manifest, Settings
 from corpus_mcp.document import Document, walk
 from corpus_mcp.errors import CorpusError
+from corpus_mcp.fanout import Checkpoint, Failure, Job, Stuck, fan_out
 from corpus_mcp.federate import Candidate, federate, order, rescore, weigh_words
 from corpus_mcp.gather import Hit, Landed, LibraryHits, collect_hits, land, load_symbols
 from corpus_mcp.ranking.evidence import WEIGHT_SYMBOL, Word, read_evidence, scope_words
@@ -41,13 +43,15 @@ from corpus_mcp.zim import (
     RedirectError,
     ZimReader,
     open_readers,
-    stop_if_abandoned,
 )
 
 log = logging.getLogger("corpus_mcp.corpus")
 
 #: Candidates asked of each library per list: enough for fusion to have a choice.
-MIN_CANDIDATES = 15
+MIN_CANDIDATES = 10
+#: A library's index work may take this share of SEARCH_TIMEOUT before the rest of
+#: the search's libraries move on without it.
+STALL_SHARE = 0.25
 #: API symbols a query may name per library (overloads, several short forms).
 MAX_SYMBOL_HITS = 8
 #: The best candidates whose documents are read to rescore them on their headings,
@@ -117,6 +121,10 @@ class Corpus:
         self._documents: ByteLRU[tuple[str, str], Parsed] = ByteLRU(settings.document_cache_bytes)
         # Indexing a document's words is pure CPU work: a worker thread, but no archive.
         self._cpu = trio.CapacityLimiter(settings.search_workers)
+        # Threads walking the libraries of searches (one per search at a time), and the
+        # libraries whose abandoned call has not come back (see corpus_mcp.fanout).
+        self._walkers = trio.CapacityLimiter(settings.search_workers)
+        self._stuck = Stuck()
         # Archives do not change while open, so a library's hits for a query stay valid:
         # agents repeat queries (retries, several agents on one topic), and a repeat
         # then costs no index search. Failures and timeouts are never remembered.
@@ -146,23 +154,21 @@ class Corpus:
         answered = self._answers.get((normalised, limit))
         if answered is not None:
             return answered
-        hits: dict[str, LibraryHits] = {}
-        failed: list[str] = []
-        async with trio.open_nursery() as nursery:
-            for library in self._libraries.values():
-                nursery.start_soon(self._search_library, library, normalised, limit, hits, failed)
-
+        # One deadline for the whole search: waiting for a walker, the index work and
+        # reading the results all count.
+        deadline = trio.current_time() + self.settings.search_timeout
+        hits, failed = await self._gather(normalised, limit, deadline)
         words = weigh_words(normalised, hits)
         scopes = {name: lib.scope for name, lib in self._libraries.items()}
         candidates = federate(normalised, hits, words, scopes)
         reread = limit + REREAD_EXTRA
-        best = await self._reread(normalised, words, candidates[:reread], failed)
+        best = await self._reread(normalised, words, candidates[:reread], failed, deadline)
         ordered = ranking.diversify(
             [*best, *candidates[reread:]],
             lambda c: c.library,
             self.settings.search_max_consecutive,
         )
-        results = await self._results(normalised, words, ordered, limit, failed)
+        results = await self._results(normalised, words, ordered, limit, failed, deadline=deadline)
         output = SearchOutput(
             query=normalised,
             results=results,
@@ -174,10 +180,15 @@ class Corpus:
         return output
 
     async def _reread(
-        self, query: str, words: list[Word], candidates: list[Candidate], failed: list[str]
+        self,
+        query: str,
+        words: list[Word],
+        candidates: list[Candidate],
+        failed: list[str],
+        deadline: float,
     ) -> list[Candidate]:
         """The candidates rescored with what their documents say, best first."""
-        read = await self._read_all(candidates, failed)
+        read = await self._read_all(candidates, failed, deadline)
         rescored = [
             rescore(query, words, c, read_evidence(c.evidence, *read[i], words)) if i in read else c
             for i, c in enumerate(candidates)
@@ -185,63 +196,56 @@ class Corpus:
         return order(rescored)
 
     async def _read_all(
-        self, candidates: list[Candidate], failed: list[str]
+        self, candidates: list[Candidate], failed: list[str], deadline: float
     ) -> dict[int, tuple[Document, DocumentTerms]]:
-        """Each candidate's document and word index (concurrently); failures are logged,
-        named in ``failed`` and left out."""
+        """Each candidate's document and word index (concurrently, until ``deadline``);
+        failures are logged, named in ``failed`` and left out."""
         read: dict[int, tuple[Document, DocumentTerms]] = {}
         async with trio.open_nursery() as nursery:
             for i, candidate in enumerate(candidates):
-                nursery.start_soon(self._load_for_search, i, candidate, read, failed)
+                nursery.start_soon(self._load_for_search, i, candidate, read, failed, deadline)
         return read
 
-    async def _search_library(
-        self,
-        library: Library,
-        query: str,
-        limit: int,
-        out: dict[str, LibraryHits],
-        failed: list[str],
-    ) -> None:
-        """One library's hits into ``out``, or its name into ``failed`` (logged).
+    async def _gather(
+        self, query: str, limit: int, deadline: float
+    ) -> tuple[dict[str, LibraryHits], list[str]]:
+        """Every library's hits (remembered ones first), and the libraries that failed.
 
-        Each index search asks for more candidates than ``limit`` (fusion needs a
-        choice); relaxing the query stops once ``limit`` documents are found.
+        The libraries still to search are walked in one worker thread
+        (:mod:`corpus_mcp.fanout`); one that takes longer than a quarter of
+        SEARCH_TIMEOUT is left to its thread and reported failed.
         """
-        key = (library.service.info.uuid, query, limit)
-        if (remembered := self._hits.get(key)) is not None:
-            out[library.name] = remembered
-            return
-        started = time.perf_counter()
+        hits: dict[str, LibraryHits] = {}
+        jobs: list[Job[LibraryHits]] = []
         want = max(limit * 3, MIN_CANDIDATES)
-        reader, adapter = library.service.reader, library.adapter
-        with trio.move_on_after(self.settings.search_timeout) as scope:
-            try:
-                found = await library.service.run(
-                    lambda: collect_hits(
-                        reader, adapter, query, want, enough=limit, checkpoint=stop_if_abandoned
-                    )
-                )
-                found = msgspec.structs.replace(found, symbols=_symbol_hits(library, query))
-                out[library.name] = found
-                self._hits.put(key, found, _hits_weight(found))
-            except Exception as exc:  # one broken archive degrades the search, never kills it
-                failed.append(library.name)
-                log.warning(
-                    "search: library %s failed after %.0f ms: %s",
-                    library.name,
-                    _ms(started),
-                    describe(exc, log_queries=self.settings.log_queries),
-                )
-                return
-        if scope.cancelled_caught:
-            failed.append(library.name)
+        for library in self._libraries.values():
+            remembered = self._hits.get((library.service.info.uuid, query, limit))
+            if remembered is not None:
+                hits[library.name] = remembered
+            else:
+                run = partial(_library_hits, library, query, want, limit)
+                jobs.append(Job(library.name, run))
+        values, failures = await fan_out(
+            jobs,
+            deadline=deadline,
+            stall=self.settings.search_timeout * STALL_SHARE,
+            limiter=self._walkers,
+            stuck=self._stuck,
+        )
+        for name, found in values.items():
+            hits[name] = found
+            key = (self._libraries[name].service.info.uuid, query, limit)
+            self._hits.put(key, found, _hits_weight(found))
+        for name, failure in sorted(failures.items()):
             log.warning(
-                "search: library %s timed out after %.0f ms (SEARCH_TIMEOUT=%ss)",
-                library.name,
-                _ms(started),
+                "search: library %s %s after %.0f ms (SEARCH_TIMEOUT=%ss): %s",
+                name,
+                failure.kind,
+                failure.elapsed * 1000,
                 self.settings.search_timeout,
+                failure.detail if self.settings.log_queries else _redacted(failure),
             )
+        return hits, sorted(failures)
 
     async def _results(
         self,
@@ -250,6 +254,8 @@ class Corpus:
         ordered: list[Candidate],
         limit: int,
         failed: list[str],
+        *,
+        deadline: float,
     ) -> list[SearchResult]:
         """Snippets and hints for the best ``limit`` candidates that parse into documents."""
         results: list[SearchResult] = []
@@ -257,7 +263,7 @@ class Corpus:
         while len(results) < limit and position < len(ordered):
             batch = ordered[position : position + limit - len(results)]
             position += len(batch)
-            read = await self._read_all(batch, failed)
+            read = await self._read_all(batch, failed, deadline)
             for i, candidate in enumerate(batch):
                 if i not in read or read[i][0].metadata.get("navigation") == "true":
                     continue
@@ -270,9 +276,10 @@ class Corpus:
         candidate: Candidate,
         out: dict[int, tuple[Document, DocumentTerms]],
         failed: list[str],
+        deadline: float,
     ) -> None:
         library = self._libraries[candidate.library]
-        with trio.move_on_after(self.settings.search_timeout) as scope:
+        with trio.move_on_at(deadline) as scope:
             try:
                 out[i] = await self._searchable(library, candidate.hit.path, candidate.hit.title)
             except Exception as exc:
@@ -404,6 +411,12 @@ class Corpus:
         return self._hits
 
     @property
+    def stuck_libraries(self) -> tuple[str, ...]:
+        """Libraries with an abandoned index call still inside them (searches leave them
+        out until it returns)."""
+        return self._stuck.names()
+
+    @property
     def answers_cache(self) -> ByteLRU[tuple[str, int], SearchOutput]:
         """Whole answers by query and limit (benchmarks clear it with the hits)."""
         return self._answers
@@ -452,6 +465,22 @@ async def open_corpus(settings: Settings, manifest: Manifest) -> AsyncIterator[C
     ]
     disabled = tuple(lib.name for lib in manifest.libraries if not lib.enabled)
     yield Corpus(settings, libraries, disabled)
+
+
+def _library_hits(
+    library: Library, query: str, want: int, limit: int, checkpoint: Checkpoint
+) -> LibraryHits:
+    """One library's hits for a query (run by a fan-out walker thread)."""
+    found = collect_hits(
+        library.service.reader, library.adapter, query, want, enough=limit, checkpoint=checkpoint
+    )
+    return msgspec.structs.replace(found, symbols=_symbol_hits(library, query))
+
+
+def _redacted(failure: Failure) -> str:
+    """A failure's detail when LOG_QUERIES=false: its kind only (a message may name the
+    query or a document)."""
+    return f"{failure.kind} (details withheld: LOG_QUERIES=false)"
 
 
 def _symbol_hits(library: Library, query: str) -> list[Hit]:

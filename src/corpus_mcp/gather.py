@@ -26,6 +26,7 @@ from corpus_mcp import ranking
 from corpus_mcp.adapters import Adapter
 from corpus_mcp.symbols import SymbolTable, build_table
 from corpus_mcp.zim import RedirectError, ZimError, ZimReader
+from corpus_mcp.zim.index import TitleHit
 
 #: HTML items at most this large are checked for being redirect stubs
 #: (mwoffliner's html_redirect template is a few hundred bytes).
@@ -36,7 +37,7 @@ STUB_MAX_WORDS = 64
 #: Stubs pointing at stubs: more than this is a broken archive.
 MAX_STUB_HOPS = 4
 #: Title-index candidates landed per search (each costs an entry lookup).
-TITLE_CANDIDATES = 20
+TITLE_CANDIDATES = 10
 
 
 class Landed(msgspec.Struct, frozen=True, kw_only=True):
@@ -248,27 +249,50 @@ def _titles(
     informative words and for runs of words that may spell out a title.
     """
     index = reader.title_index
-    found: list[tuple[str, str]] = []
+    limit = TITLE_CANDIDATES
     if index is not None:
-        limit = max(want, TITLE_CANDIDATES)
-        found = [
-            (h.target or h.path, h.title) for h in index.search(ranking.title_words(query), limit)
-        ]
+        found = index.search(ranking.title_words(query), limit)
+        if not adapter.redirect_stubs and all(h.target for h in found):
+            # The index names each entry's target and the family writes no HTML
+            # stubs: the hits are known without reading the archive.
+            return _indexed_titles(reader, adapter, found)
+        pairs = [(h.target or h.path, h.title) for h in found]
     else:
+        pairs = []
         lookups = [ranking.title_query(query), *ranking.title_ngrams(query)]
         for lookup in ranking.distinct(lookups):
             if not lookup:
                 continue
             checkpoint()
-            found += [(s.path, s.title) for s in reader.suggest(lookup, want)]
+            pairs += [(s.path, s.title) for s in reader.suggest(lookup, want)]
     hits: list[Hit] = []
     seen: set[str] = set()
-    for path, matched_title in found[: max(want, TITLE_CANDIDATES)]:
+    for path, matched_title in pairs[:limit]:
         checkpoint()
         hit = _content_hit(reader, adapter, path, alias=matched_title)
         if hit is not None and hit.path not in seen:
             seen.add(hit.path)
             hits.append(hit)
+    return hits
+
+
+def _indexed_titles(reader: ZimReader, adapter: Adapter, found: Sequence[TitleHit]) -> list[Hit]:
+    """Title-index hits as documents, from what the index records: a redirect's hit is
+    its target, found by the redirect's title (the target's own title joins once the
+    document is read)."""
+    hits: list[Hit] = []
+    seen: set[str] = set()
+    for item in found:
+        path = item.target or item.path
+        if (
+            path in seen
+            or not adapter.is_content(path, "text/html")
+            or _is_main(reader, adapter, path)
+        ):
+            continue
+        seen.add(path)
+        section = adapter.section_for_path(item.path) if path != item.path else None
+        hits.append(Hit(path=path, title=item.title, section=section))
     return hits
 
 

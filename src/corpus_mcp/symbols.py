@@ -66,6 +66,8 @@ class SymbolTable:
         """Symbols named by ``(text, strength)`` candidates, strongest first; a symbol
         found several ways keeps its best strength."""
         best: dict[tuple[str, str, str | None], SymbolMatch] = {}
+        if not self._full:
+            return []
         for text, strength in candidates:
             key = symbol_key(text)
             ways = [(self._full.get(key), 1.0)]

@@ -41,6 +41,10 @@ class Adapter(Protocol):
         """
         ...
 
+    redirect_stubs: bool
+    """The family writes HTML redirect stubs, so a small page may have to be read to
+    know where it lands (mwoffliner); others' title-index hits need no reading."""
+
     def stub_landing(self, path: str, html: bytes) -> Landing | None:
         """For an HTML redirect stub (mwoffliner fragment redirects), where it lands."""
         ...
@@ -68,6 +72,7 @@ class AdapterDefaults:
     """What most families do: no HTML stubs, no path-implied sections, no symbol index."""
 
     symbol_index: str | None = None
+    redirect_stubs: bool = False
 
     def stub_landing(self, path: str, html: bytes) -> Landing | None:
         return None

@@ -145,6 +145,7 @@ class MediaWikiAdapter(AdapterDefaults):
 
     name = "mediawiki"
     main_page_is_navigation = True
+    redirect_stubs = True
 
     def is_content(self, path: str, mimetype: str) -> bool:
         if mimetype.split(";", 1)[0].strip().lower() != "text/html":

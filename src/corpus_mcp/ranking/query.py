@@ -9,6 +9,7 @@ colon-joined words, so joined identifiers are sent as separate words.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -231,6 +232,12 @@ _CAMEL = re.compile(r"[a-z0-9][A-Z]")
 
 
 def symbol_candidates(query: str) -> list[tuple[str, float]]:
+    """See :func:`_symbol_candidates` (memoised: every library asks for the same query)."""
+    return list(_symbol_candidates(query))
+
+
+@functools.lru_cache(maxsize=1024)
+def _symbol_candidates(query: str) -> tuple[tuple[str, float], ...]:
     """Strings of the query that may name an API symbol, with how surely they do.
 
     - the whole query, when short (``Flask.route``, ``JsonResponse``, ``the DEBUG``
@@ -266,13 +273,14 @@ def symbol_candidates(query: str) -> list[tuple[str, float]]:
                 continue
             for joiner in _SYMBOL_JOINERS:
                 add(joiner.join(run), SYMBOL_JOINED)
-    return list(out.items())
+    return tuple(out.items())
 
 
 # A code-ish token: words joined by ``.``, ``::`` or ``->``, optionally ending in ``()``.
 _SYMBOL_TOKEN = re.compile(r"[\w~]+(?:(?:::|\.|->)[\w~]+)*(?:\(\))?|[^\s\w]+\w*")
 
 
+@functools.lru_cache(maxsize=16_384)
 def is_identifier(token: str) -> bool:
     """Whether a token is shaped like code rather than like a word: joined by ``.``,
     ``::`` or ``_``, called (``()``), or camelCase (``JsonResponse``). All-capital words

@@ -22,6 +22,7 @@ for an archive whose index cannot be opened this way, :func:`open_indexes` retur
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import queue
 import threading
@@ -58,6 +59,7 @@ _STEMMERS: Final = {
     "swe": "swedish", "tam": "tamil", "tur": "turkish",
 }  # fmt: skip
 _VALUE_TITLE, _VALUE_WORDCOUNT, _VALUE_TARGET = 0, 1, 1
+_STEM_CACHE = 4096
 
 
 def available() -> bool:
@@ -138,8 +140,10 @@ class _Index:
         self._stemming = threading.Lock()
         self.doc_count = int(database.get_doccount())
         self.average_length = float(database.get_avlength()) if self.doc_count else 0.0
+        # Query words recur from search to search: each is stemmed once.
+        self.stem = functools.lru_cache(maxsize=_STEM_CACHE)(self._stem)
 
-    def stem(self, word: str) -> str:
+    def _stem(self, word: str) -> str:
         folded = fold(word)
         with self._stemming:
             return str(self._stemmer(folded).decode("utf-8"))

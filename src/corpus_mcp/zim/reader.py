@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -152,6 +153,8 @@ class ZimReader:
             raise ZimOpenError(_reason(exc)) from exc
         self._searcher: Any = None
         self._suggester: Any = None
+        # libzim's Searcher and SuggestionSearcher are not thread-safe; its Archive is.
+        self._searching = threading.Lock()
         self.info = self._read_info()
         indexed = self.info.has_fulltext_index or self.info.has_title_index
         self.indexes = open_indexes(self.file) if direct_index and indexed else NO_INDEXES
@@ -240,14 +243,16 @@ class ZimReader:
         """Ranked normalised paths for a Xapian query; empty when there is no index."""
         if not self.info.has_fulltext_index or limit <= 0:
             return SearchPage(paths=[], estimated_total=0)
-        if self._searcher is None:
-            self._searcher = Searcher(self._archive)
-        try:
-            search = self._searcher.search(Query().set_query(query))
-            paths = [normalise_path(p) for p in search.getResults(offset, limit)]
-            return SearchPage(paths=paths, estimated_total=int(search.getEstimatedMatches()))
-        except Exception as exc:
-            raise ZimError(f"full-text search failed: {_reason(exc)}") from exc
+        with self._searching:
+            if self._searcher is None:
+                self._searcher = Searcher(self._archive)
+            try:
+                search = self._searcher.search(Query().set_query(query))
+                paths = [normalise_path(p) for p in search.getResults(offset, limit)]
+                total = int(search.getEstimatedMatches())
+            except Exception as exc:
+                raise ZimError(f"full-text search failed: {_reason(exc)}") from exc
+        return SearchPage(paths=paths, estimated_total=total)
 
     def document_frequency(self, word: str) -> int:
         """Roughly how many documents contain ``word``, from libzim's match estimate
@@ -260,23 +265,24 @@ class ZimReader:
         """Title-index suggestions (redirects included), normalised, in libzim's order."""
         if limit <= 0:
             return []
-        if self._suggester is None:
-            self._suggester = SuggestionSearcher(self._archive)
         variants = [query]
         if not self.info.has_title_index and query[:1].islower():
             # Without a title index libzim falls back to a case-sensitive prefix match
             # over titles, and titles (MediaWiki's always) start with a capital.
             variants.append(query[:1].upper() + query[1:])
         out: dict[str, Suggestion] = {}
-        try:
-            for variant in variants:
-                for raw in self._suggester.suggest(variant).getResults(0, limit):
-                    path = normalise_path(raw)
-                    if path not in out and len(out) < limit:
-                        entry = self._archive.get_entry_by_path(raw)
-                        out[path] = Suggestion(path, str(entry.title))
-        except Exception as exc:
-            raise ZimError(f"title suggestion failed: {_reason(exc)}") from exc
+        with self._searching:
+            try:
+                if self._suggester is None:
+                    self._suggester = SuggestionSearcher(self._archive)
+                for variant in variants:
+                    for raw in self._suggester.suggest(variant).getResults(0, limit):
+                        path = normalise_path(raw)
+                        if path not in out and len(out) < limit:
+                            entry = self._archive.get_entry_by_path(raw)
+                            out[path] = Suggestion(path, str(entry.title))
+            except Exception as exc:
+                raise ZimError(f"title suggestion failed: {_reason(exc)}") from exc
         return list(out.values())
 
     # -- entries ----------------------------------------------------------------------
