@@ -34,6 +34,8 @@ _EMPHASIS = re.compile(r"(?<![\\\w*])\*(?=\S)(.+?)(?<=\S)(?<!\\)\*(?![\w*])")
 _HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
 _CODE_OPEN, _CODE_CLOSE = "\ue000", "\ue001"
 _STASHED = re.compile(f"{_CODE_OPEN}(\\d+){_CODE_CLOSE}")
+_SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([,.;:!?)])")
+_EMPTY_PARENTHESES = re.compile(r"\(\s*\)")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~$<])")
 
 PROSE, LIST, TABLE = "prose", "list", "table"
@@ -56,19 +58,28 @@ def flatten_inline(markdown: str, keep_math: Callable[[str], bool] = lambda _: F
         codes.append(match.group(2).strip())
         return f"{_CODE_OPEN}{len(codes) - 1}{_CODE_CLOSE}"
 
-    text = _CODE_SPAN.sub(stash, markdown)
-    text = _IMAGE.sub("", text)
-    text = _LINK.sub(r"\1", text)
-    text = _REF_LINK.sub(r"\1", text)
-    text = _CITATION.sub("", text)
-    text = _HTML_TAG.sub("", text)
-    text = _INLINE_MATH.sub(lambda m: m.group(1) if keep_math(m.group(1)) else "", text)
-    text = _STRONG.sub(r"\1", text)
-    text = _EMPHASIS.sub(r"\1", text)
-    text = _ESCAPE.sub(r"\1", text)
-    text = re.sub(r"\s+([,.;:!?)])", r"\1", " ".join(text.split()))
-    text = re.sub(r"\(\s*\)", "", text).strip()
-    return _STASHED.sub(lambda m: codes[int(m.group(1))], text)
+    # Each rewrite runs only where its marker occurs: most lines carry few of them, and
+    # search flattens every line of every document it reads.
+    text = _CODE_SPAN.sub(stash, markdown) if "`" in markdown else markdown
+    if "[" in text:
+        text = _IMAGE.sub("", text) if "![" in text else text
+        text = _LINK.sub(r"\1", text) if "](" in text else text
+        text = _REF_LINK.sub(r"\1", text) if "][" in text else text
+        text = _CITATION.sub("", text)
+    if "<" in text:
+        text = _HTML_TAG.sub("", text)
+    if "$" in text:
+        text = _INLINE_MATH.sub(lambda m: m.group(1) if keep_math(m.group(1)) else "", text)
+    if "*" in text:
+        text = _STRONG.sub(r"\1", text)
+        text = _EMPHASIS.sub(r"\1", text)
+    if "\\" in text:
+        text = _ESCAPE.sub(r"\1", text)
+    text = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", " ".join(text.split()))
+    if "(" in text:
+        text = _EMPTY_PARENTHESES.sub("", text)
+    text = text.strip()
+    return _STASHED.sub(lambda m: codes[int(m.group(1))], text) if codes else text
 
 
 def passages(markdown: str, keep_math: Callable[[str], bool] | None = None) -> tuple[Passage, ...]:
