@@ -130,6 +130,9 @@ class FakeReader:
     def read(self, path: str) -> tuple[ResolvedEntry, bytes]:
         if self.mode == "unreadable":
             raise ZimError("simulated unreadable cluster")
+        if self.mode == "slow-read":
+            trio.from_thread.run_sync(self.entered.set)
+            self.release.wait()
         return self.resolve(path), self.content(path)
 
 
@@ -168,8 +171,14 @@ async def _stall(clock: trio.testing.MockClock) -> None:
 class Fixture:
     """A corpus over fake readers, with the services and the global pool it shares."""
 
-    def __init__(self, *readers: FakeReader, workers: int = 4) -> None:
-        settings = load_settings({"SEARCH_TIMEOUT": str(TIMEOUT), "SEARCH_WORKERS": str(workers)})
+    def __init__(self, *readers: FakeReader, workers: int = 4, log_queries: bool = True) -> None:
+        settings = load_settings(
+            {
+                "SEARCH_TIMEOUT": str(TIMEOUT),
+                "SEARCH_WORKERS": str(workers),
+                "LOG_QUERIES": str(log_queries).lower(),
+            }
+        )
         self.readers = readers
         self.shared = trio.CapacityLimiter(settings.search_workers)
         self.services = [ArchiveService(cast(ZimReader, r), self.shared) for r in readers]
@@ -248,6 +257,59 @@ async def test_a_library_whose_documents_cannot_be_read_is_marked_partial(
     assert out.partial is True
     assert out.unavailable_libraries == ["unreadable"]
     assert {r.library for r in out.results} == {"good"}
+
+
+async def test_a_result_not_read_by_the_deadline_leaves_the_search_partial(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    # The index answers, reading the document hangs: the search answers at its deadline
+    # without it.
+    slow = FakeReader("slow", mode="slow-read")
+    fixture = Fixture(slow)
+    try:
+        async with trio.open_nursery() as nursery:
+            started = trio.current_time()
+            done = _in_background(nursery, lambda: fixture.corpus.search("trio", 5))
+            await slow.entered.wait()
+            await trio.testing.wait_all_tasks_blocked()
+            mock_clock.jump(TIMEOUT)
+        [out] = done
+        assert (out.partial, out.unavailable_libraries, out.results) == (True, ["slow"], [])
+        assert trio.current_time() - started == TIMEOUT
+    finally:
+        slow.release.set()
+
+
+async def test_a_document_fetched_first_is_indexed_for_search_when_needed(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    corpus = Fixture(FakeReader("alpha")).corpus
+    fetched = await corpus.fetch("corpus://alpha/Python", None)
+    out = await corpus.search("python", 5)
+    assert out.results[0].ref == fetched.ref
+    assert out.results[0].snippet  # built from the index made from the cached document
+
+
+async def test_failures_are_logged_without_details_when_queries_are_not(
+    mock_clock: trio.testing.MockClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    fixture = Fixture(FakeReader("good"), FakeReader("broken", mode="raise"), log_queries=False)
+    await fixture.corpus.search("trio", 5)
+    [line] = [r.getMessage() for r in caplog.records if "broken" in r.getMessage()]
+    assert "details withheld" in line
+    assert "corrupt cluster" not in line
+
+
+async def test_a_repeated_question_is_answered_from_memory(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    good = FakeReader("good")
+    corpus = Fixture(good).corpus
+    first = await corpus.search("trio", 5)
+    assert len(corpus.answers_cache) == 1
+    corpus.hits_cache.clear()  # even without the hits, the whole answer is remembered
+    assert await corpus.search("trio", 5) == first
+    assert good.calls == 1
 
 
 async def test_a_stalled_library_is_left_out_and_the_others_answer(

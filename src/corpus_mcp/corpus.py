@@ -13,7 +13,6 @@ remembered the same way, since archives never change while open.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
@@ -550,7 +549,3 @@ def _not_found(library: str, path: str) -> CorpusError:
         library=library,
         path=path,
     )
-
-
-def _ms(started: float) -> float:
-    return (time.perf_counter() - started) * 1000
