@@ -21,7 +21,8 @@ import pytest
 import yaml
 
 from corpus_mcp.config import load_manifest, load_settings
-from corpus_mcp.server.app import HEALTH_PATH, READY_PATH, allowed_hosts, header_allowed
+from corpus_mcp.server.app import HEALTH_PATH, READY_PATH, allowed_hosts
+from corpus_mcp.server.http import header_allowed
 
 KUBERNETES = Path(__file__).resolve().parents[1] / "deploy" / "kubernetes"
 OVERLAYS = sorted(path.parent.name for path in KUBERNETES.glob("overlays/*/kustomization.yaml"))
