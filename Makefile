@@ -34,6 +34,7 @@ help:
 	@echo "make relevance        the development kit's relevance cases, checked against the floor"
 	@echo "make lock | upgrade-lock [PACKAGE=x] | check-lock   the dependency lock (README, Dependencies)"
 	@echo "make build start stop down restart logs ps   container lifecycle (ENGINE=podman|docker)"
+	@echo "make start REPLICAS=N N replicas behind HAProxy on the same port (stop/down/logs/ps find them)"
 
 # Locked installs: every package at the version and hash in requirements/ (exported from
 # uv.lock), then this package itself without dependencies or build isolation. The ranges in
@@ -156,6 +157,8 @@ bench: $(STAMP)
 relevance: $(STAMP)
 	$(BIN)/python scripts/relevance.py --check
 
+# REPLICAS=N (given on the command line, so in the environment) runs N replicas behind
+# HAProxy (podman-compose.replicas.yml); the other targets find a replica stack by themselves.
 build start stop down restart logs ps:
 	container/compose.sh $@
 

@@ -25,21 +25,11 @@ if [[ "${CONTAINER_SMOKE:-}" == skip ]]; then
   exit 0
 fi
 
-readonly STARTED=$SECONDS
+readonly SMOKE_NAME="container smoke"
 readonly HEALTH_TIMEOUT_SECONDS=60
 readonly APP_UID=10001
-readonly DEMO_DIR="$PWD/.container/demo-corpus"
-PYTHON="$PWD/.venv/bin/python"
-
-step() { echo "== container smoke [$((SECONDS - STARTED)) s] $*"; }
-fail() {
-  echo "container smoke: FAILED: $*" >&2
-  exit 1
-}
-
-free_port() {
-  "$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+# shellcheck source=.ci/container-common.sh
+source .ci/container-common.sh
 
 teardown() {
   local status=$?
@@ -83,23 +73,17 @@ wait_healthy() {
 
 # Inside the running container: who it runs as, what it may write, what it may gain.
 check_hardening() {
-  local id="$1" uid status
-  uid="$(podman exec "$id" id -u)"
-  [[ "$uid" == "$APP_UID" ]] || fail "container runs as uid $uid, expected $APP_UID"
-  [[ "$(podman inspect --format '{{.HostConfig.ReadonlyRootfs}}' "$id")" == true ]] ||
-    fail "root filesystem is not read-only"
+  local id="$1"
+  check_locked_down "$id" "$APP_UID"
   if podman exec "$id" touch /opt/venv/probe 2>/dev/null; then
     fail "could write to the root filesystem"
   fi
   podman exec "$id" touch /tmp/probe || fail "the /tmp tmpfs is not writable"
-  status="$(podman exec "$id" cat /proc/1/status)"
-  grep -Eq '^CapEff:[[:space:]]+0+$' <<<"$status" || fail "process has capabilities: $(grep CapEff <<<"$status")"
-  grep -Eq '^NoNewPrivs:[[:space:]]+1$' <<<"$status" || fail "no-new-privileges is not set"
   if podman exec "$id" touch /corpus/probe 2>/dev/null; then
     fail "the corpus mount is writable"
   fi
   podman healthcheck run "$id" || fail "the image's healthcheck fails"
-  echo "hardening: uid $uid, read-only root and corpus, CapEff 0, NoNewPrivs 1, healthcheck ok"
+  echo "hardening: uid $APP_UID, read-only root and corpus, CapEff 0, NoNewPrivs 1, healthcheck ok"
 }
 
 # The README's `podman run -i` line for MCP hosts, over the smoke's corpus.
@@ -123,18 +107,13 @@ print(f"ok stdout: {len(lines)} JSON-RPC line(s), nothing else")' || fail "stdou
 }
 
 main() {
-  step "set up podman (packages, tools, base image)"
-  eval "$(container/podman-host-setup.sh)"
+  setup_podman
 
   step "lint Containerfile (hadolint) and podman-compose.yml (compose spec)"
   hadolint Containerfile
   check-jsonschema --builtin-schema vendor.compose-spec podman-compose.yml
 
-  [[ -x "$PYTHON" ]] || make --silent venv
-  step "demo corpus"
-  rm -rf "$DEMO_DIR"
-  "$PYTHON" -m corpus_mcp.demo "$DEMO_DIR" >/dev/null
-  chmod -R a+rX "$DEMO_DIR"
+  demo_corpus
 
   export ENGINE=podman COMPOSE_PROJECT_NAME=corpus-mcp-smoke
   export CORPUS_ROOT="$DEMO_DIR" CORPUS_CONFIG="$DEMO_DIR/corpus.toml"

@@ -3,6 +3,12 @@
 # `make validate-corpus|corpus-list ENGINE=...`, with podman-compose or docker compose.
 #
 #   container/compose.sh build|start|stop|down|restart|logs|ps|validate|list|stdio
+#   REPLICAS=3 container/compose.sh start     (N replicas behind HAProxy)
+#
+# REPLICAS (1-16) adds podman-compose.replicas.yml: the server replicated, HAProxy on the
+# published port. The other commands find a running replica stack by itself (its HAProxy
+# container), so `make stop|down|logs|ps|restart` need no REPLICAS; switching between one
+# server and replicas goes through `make down`.
 #
 # ENGINE=podman (default) or docker picks the tool. Host settings (CORPUS_ROOT,
 # CORPUS_CONFIG, MCP_PORT, ...; environment or .env) are read by podman-compose.yml itself;
@@ -16,6 +22,9 @@ readonly SERVICE=corpus-mcp
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 readonly REPO="${HERE%/container}"
 readonly COMPOSE_FILE="$REPO/podman-compose.yml"
+readonly REPLICAS_FILE="$REPO/podman-compose.replicas.yml"
+readonly BALANCER=haproxy
+readonly MAX_REPLICAS=16 # HAProxy's server slots (container/haproxy/haproxy.cfg)
 ENGINE="${ENGINE:-podman}"
 
 die() {
@@ -51,6 +60,76 @@ compose_command() {
     COMPOSE+=(-p "$COMPOSE_PROJECT_NAME")
   fi
   COMPOSE+=(-f "$COMPOSE_FILE")
+}
+
+# Containers of this project's $1 service (any state), one id a line. Both compose tools
+# label their containers with the project and service names.
+service_containers() {
+  "$ENGINE" ps --all --quiet --filter "label=com.docker.compose.project=${COMPOSE_PROJECT_NAME:-corpus-mcp}" \
+    --filter "label=com.docker.compose.service=$1"
+}
+
+# REPLICAS, checked: empty (one server) or a whole number from 1 to MAX_REPLICAS.
+checked_replicas() {
+  local replicas="${REPLICAS:-}"
+  if [[ -n "$replicas" ]] && ! [[ "$replicas" =~ ^[0-9]+$ && "$replicas" -ge 1 && "$replicas" -le "$MAX_REPLICAS" ]]; then
+    die "REPLICAS=$replicas: give a whole number from 1 to $MAX_REPLICAS (HAProxy has" \
+      "$MAX_REPLICAS server slots), or leave it unset for one server without a balancer"
+  fi
+  echo "$replicas"
+}
+
+# Adds the replicas file when REPLICAS is given or a replica stack exists. `start` refuses
+# to switch between one server and replicas over a running stack: both publish MCP_PORT.
+# podman-compose acts on the containers its model names, not on what runs, so the other
+# commands act on the replicas that exist (REPLICAS is taken as their number).
+select_stack() {
+  local command="$1" replicas existing_single
+  replicas="$(checked_replicas)"
+  EXISTING_REPLICAS=0
+  if [[ -n "$(service_containers "$BALANCER")" ]]; then
+    EXISTING_REPLICAS="$(service_containers "$SERVICE" | wc -l)"
+  fi
+  existing_single="$(service_containers "$SERVICE")"
+  if [[ "$command" == start ]]; then
+    if [[ -z "$replicas" && "$EXISTING_REPLICAS" -gt 0 ]]; then
+      die "a replica stack (HAProxy and $EXISTING_REPLICAS corpus-mcp replicas) exists:" \
+        "'make down' first to start one server, or 'make start REPLICAS=N' to keep replicas"
+    fi
+    if [[ -n "$replicas" && "$EXISTING_REPLICAS" -eq 0 && -n "$existing_single" ]]; then
+      die "a single corpus-mcp server exists: 'make down' first, then 'make start REPLICAS=$replicas'"
+    fi
+  elif [[ "$EXISTING_REPLICAS" -gt 0 ]]; then
+    export REPLICAS="$EXISTING_REPLICAS"
+  fi
+  if [[ -n "${REPLICAS:-}" ]]; then
+    COMPOSE+=(-f "$REPLICAS_FILE")
+    STACK_SERVICES=("$SERVICE" "$BALANCER")
+  else
+    STACK_SERVICES=("$SERVICE")
+  fi
+}
+
+# The images, once per service: podman-compose builds once per container when no service is
+# named (N identical builds for N replicas).
+build_images() {
+  "${COMPOSE[@]}" build "${STACK_SERVICES[@]}"
+}
+
+# One server: `up -d --build`, as ever. Replicas: the images built once, then `up -d`. With
+# podman-compose, an existing replica stack is taken down first (with its own number of
+# replicas): its recreation of a changed service (a new REPLICAS) leaves a stopped HAProxy
+# removed and not started again, and a smaller REPLICAS would leave replicas running.
+start() {
+  if [[ ${#STACK_SERVICES[@]} -eq 1 ]]; then
+    "${COMPOSE[@]}" up -d --build
+    return
+  fi
+  build_images
+  if [[ "$ENGINE" == podman && "$EXISTING_REPLICAS" -gt 0 ]]; then
+    REPLICAS="$EXISTING_REPLICAS" "${COMPOSE[@]}" down
+  fi
+  "${COMPOSE[@]}" up -d
 }
 
 # Host paths as compose resolves them: relative to the compose file's folder.
@@ -106,12 +185,15 @@ main() {
   [[ $# -eq 1 ]] || die "usage: compose.sh build|start|stop|down|restart|logs|ps|validate|list|stdio"
   compose_command
   case "$1" in
-    build) "${COMPOSE[@]}" build ;;
-    start) check_mounts && "${COMPOSE[@]}" up -d --build ;;
+    build | start | stop | down | restart | logs | ps) select_stack "$1" ;;
+  esac
+  case "$1" in
+    build) build_images ;;
+    start) check_mounts && start ;;
     stop) "${COMPOSE[@]}" stop ;;
     down) "${COMPOSE[@]}" down ;;
     restart) check_mounts && "${COMPOSE[@]}" restart ;;
-    logs) "${COMPOSE[@]}" logs --tail=200 "$SERVICE" ;;
+    logs) "${COMPOSE[@]}" logs --tail=200 "${STACK_SERVICES[@]}" ;;
     ps) "${COMPOSE[@]}" ps ;;
     validate) check_mounts && run_once validate ;;
     list) check_mounts && run_once list ;;

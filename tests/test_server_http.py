@@ -503,16 +503,16 @@ async def test_log_queries_off_keeps_an_internal_errors_message_out(
 # -- HTTP guards --------------------------------------------------------------------
 
 
-async def test_health(http: httpx.AsyncClient) -> None:
-    response = await http.get("/healthz")
+@pytest.mark.parametrize("path", ["/healthz", "/readyz"])
+async def test_health_and_readiness(http: httpx.AsyncClient, path: str) -> None:
+    response = await http.get(path)
     assert response.status_code == 200
     assert response.json() == {"status": "ok", "libraries": 2}
-    assert (await http.head("/healthz")).status_code == 200
-    assert (await http.post("/healthz")).status_code == 405
-    assert (await http.get("/healthz", headers={"host": "evil.example"})).status_code == 421
-    assert (
-        await http.get("/healthz", headers={"origin": "http://evil.example"})
-    ).status_code == 403
+    assert response.headers["cache-control"] == "no-store"
+    assert (await http.head(path)).status_code == 200
+    assert (await http.post(path)).status_code == 405
+    assert (await http.get(path, headers={"host": "evil.example"})).status_code == 421
+    assert (await http.get(path, headers={"origin": "http://evil.example"})).status_code == 403
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,8 @@ stays in the server log.
 The ASGI app is the SDK's Streamable HTTP app at ``/mcp`` (stateless, JSON responses,
 so it serves both the 2026-07-28 per-request era and the legacy initialize handshake),
 with DNS-rebinding protection on an explicit Host/Origin list and a small body cap,
-wrapped by a thin router that answers ``/healthz`` and refuses the idle GET stream.
+wrapped by a thin router that answers ``/healthz`` and ``/readyz`` and refuses the idle
+GET stream.
 """
 
 from __future__ import annotations
@@ -56,6 +57,10 @@ log = logging.getLogger("corpus_mcp.server")
 
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/healthz"
+READY_PATH = "/readyz"
+"""Readiness (load balancers, Kubernetes readinessProbe). The socket listens only once
+every archive is open, so today it answers exactly as liveness does; it is a path of its
+own so that readiness can differ from liveness without changing any probe."""
 MAX_BODY_BYTES = 64 * 1024
 """Tool arguments are tiny; anything larger is refused with 413 before parsing."""
 
@@ -269,7 +274,7 @@ def _is_json(scope: Scope) -> bool:
 
 
 class CorpusApp:
-    """The ASGI entry point: guards, ``/healthz``, and everything else to the MCP app.
+    """The ASGI entry point: guards, ``/healthz`` and ``/readyz``, everything else to MCP.
 
     Every HTTP request is checked for Host and Origin first (so no path, not even the
     SDK's trailing-slash redirect, answers a foreign Host), then its body is read in
@@ -371,7 +376,7 @@ class CorpusApp:
         if refusal is not None:
             status, text = refusal
             await exchange.text(status, text, reason=text, close=True)
-        elif path == HEALTH_PATH:
+        elif path in (HEALTH_PATH, READY_PATH):
             await self._health(exchange, method)
         elif path == MCP_PATH and method == "GET":
             await exchange.text(405, "Method Not Allowed", extra=[(b"allow", b"POST")])
