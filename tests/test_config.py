@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,11 @@ def settings_error(environ: dict[str, str]) -> str:
 # -- settings -----------------------------------------------------------------------------
 
 
+_CPUS = len(os.sched_getaffinity(0))
+_AUTO_WORKERS = _CPUS if _CPUS > 1 else 0
+"""What PARSE_WORKERS=auto means on this machine."""
+
+
 def test_defaults_are_the_documented_ones() -> None:
     assert load_settings({}) == Settings(
         corpus_root=Path("/corpus"),
@@ -68,6 +74,7 @@ def test_defaults_are_the_documented_ones() -> None:
         http_body_timeout=10.0,
         http_send_timeout=30.0,
         shutdown_timeout=10.0,
+        parse_workers=_AUTO_WORKERS,
     )
 
 
@@ -95,6 +102,7 @@ def test_every_variable_is_read() -> None:
             "HTTP_BODY_TIMEOUT": "3.5",
             "HTTP_SEND_TIMEOUT": "7",
             "SHUTDOWN_TIMEOUT": "20",
+            "PARSE_WORKERS": "3",
         }
     )
     # One comparison of the whole struct: a misread variable shows beside all the others.
@@ -120,6 +128,25 @@ def test_every_variable_is_read() -> None:
         http_body_timeout=3.5,
         http_send_timeout=7.0,
         shutdown_timeout=20.0,
+        parse_workers=3,
+    )
+
+
+@pytest.mark.parametrize("value", ["auto", "AUTO", " auto "])
+def test_parse_workers_auto_is_one_per_usable_cpu_and_none_with_one(value: str) -> None:
+    assert load_settings({"PARSE_WORKERS": value}).parse_workers == _AUTO_WORKERS
+
+
+def test_parse_workers_zero_parses_in_threads() -> None:
+    assert load_settings({"PARSE_WORKERS": "0"}).parse_workers == 0
+
+
+@pytest.mark.parametrize("value", ["-1", "65", "two", "1.5"])
+def test_a_bad_parse_workers_value_says_what_is_accepted(value: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        load_settings({"PARSE_WORKERS": value})
+    assert f"PARSE_WORKERS={value!r}: accepted: auto or an integer from 0 to 64" in str(
+        raised.value
     )
 
 

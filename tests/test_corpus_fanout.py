@@ -25,6 +25,7 @@ from corpus_mcp.config import load_settings
 from corpus_mcp.corpus import STALL_SHARE, Corpus, Library
 from corpus_mcp.document import Document, Section
 from corpus_mcp.errors import CorpusError
+from corpus_mcp.parsing import ParsePool
 from corpus_mcp.wire import SearchOutput
 from corpus_mcp.zim import (
     ArchiveInfo,
@@ -186,7 +187,7 @@ class Fixture:
             Library(r.info.name, cast(Any, FakeAdapter()), s)
             for r, s in zip(readers, self.services, strict=True)
         ]
-        self.corpus = Corpus(settings, libraries)
+        self.corpus = Corpus(settings, libraries, ParsePool.in_threads())
 
     async def idle(self, service: ArchiveService) -> None:
         """Return once no worker thread is inside ``service``'s archive.

@@ -11,8 +11,10 @@ import shutil
 import signal
 import socket
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -119,3 +121,70 @@ def test_signal_stops_the_server_cleanly(running: ServerProcess, signum: signal.
     assert "Traceback" not in stderr
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"{base}/healthz")
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every live process below ``pid`` (workers fork from a fork server, a grandchild)."""
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            try:
+                children = (task / "children").read_text().split()
+            except FileNotFoundError:
+                continue
+            for child in map(int, children):
+                if child not in found:
+                    found.add(child)
+                    todo.append(child)
+    return found
+
+
+def _gone(pids: set[int]) -> bool:
+    """Hang guard only: whether every process in ``pids`` has exited (waits up to 10 s)."""
+    for _ in range(1000):
+        alive = {pid for pid in pids if Path(f"/proc/{pid}").exists()}
+        if not alive:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def _search_and_fetch(port: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    base = f"http://127.0.0.1:{port}/mcp"
+
+    def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        reply = httpx.post(
+            base,
+            headers={"accept": "application/json"},
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": name, "arguments": arguments},
+            },
+            timeout=STARTUP_GUARD_SECONDS,
+        )
+        result: dict[str, Any] = reply.json()["result"]["structuredContent"]
+        return result
+
+    found = call("search", {"query": "Ray Charles piano"})
+    return found, call("fetch", {"ref": found["results"][0]["ref"]})
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
+def test_parse_workers_serve_documents_and_never_outlive_the_server(
+    shared_zims: Path, tmp_path: Path, signum: signal.Signals
+) -> None:
+    manifest = _write_corpus(tmp_path, shared_zims, {"wiki": GOOD_ZIM})
+    with running_server(manifest, tmp_path / "stderr.log", env={"PARSE_WORKERS": "2"}) as server:
+        found, fetched = _search_and_fetch(server.port)
+        assert found["results"][0]["snippet"] and fetched["sections"]
+        workers = _descendants(server.process.pid)
+        # The fork server, the two workers forked from it, multiprocessing's tracker.
+        assert len(workers) >= 3
+        server.process.send_signal(signum)
+        server.process.wait(timeout=STARTUP_GUARD_SECONDS)
+        assert _gone(workers), "parse workers outlived the server"
+        assert "Traceback" not in server.stderr

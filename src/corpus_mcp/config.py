@@ -82,8 +82,23 @@ ENV_VARIABLES: tuple[EnvVariable, ...] = (
     EnvVariable("HTTP_BODY_TIMEOUT", "10", "seconds a request body may take to arrive"),
     EnvVariable("HTTP_SEND_TIMEOUT", "30", "seconds a response may wait for a non-reading client"),
     EnvVariable("SHUTDOWN_TIMEOUT", "10", "seconds calls in flight get after SIGTERM/SIGINT"),
+    EnvVariable(
+        "PARSE_WORKERS",
+        "auto",
+        "processes parsing documents; auto: one per CPU (none with one CPU); 0: threads",
+    ),
 )
 _DEFAULTS = {variable.name: variable.default for variable in ENV_VARIABLES}
+#: More parse workers than this only costs memory on any machine this serves.
+MAX_PARSE_WORKERS = 64
+
+
+def _usable_cpus() -> int:
+    """CPUs this process may run on (its affinity, e.g. a container's cpuset)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -123,6 +138,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     shutdown_timeout: float = 10.0
     """Seconds calls in flight get to finish after SIGTERM/SIGINT; then they are
     answered 503. Compose's stop_grace_period must leave a few seconds more."""
+    parse_workers: int = 0
+    """Worker processes parsing documents (0: threads of the server process)."""
 
 
 class _EnvReader:
@@ -200,6 +217,19 @@ class _EnvReader:
         result: str = self._parse(name, parse, _DEFAULTS[name])
         return result
 
+    def workers(self, name: str) -> int:
+        """A process count: ``auto`` (one per usable CPU, none with one) or 0-64."""
+
+        def parse(value: str) -> int:
+            if value.lower() == "auto":
+                return _usable_cpus() if _usable_cpus() > 1 else 0
+            if not _INTEGER.match(value) or not 0 <= int(value) <= MAX_PARSE_WORKERS:
+                raise ValueError(f"accepted: auto or an integer from 0 to {MAX_PARSE_WORKERS}")
+            return int(value)
+
+        result: int = self._parse(name, parse, 0)
+        return result
+
     def items(self, name: str) -> tuple[str, ...]:
         return tuple(item.strip() for item in self.raw(name).split(",") if item.strip())
 
@@ -235,6 +265,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         http_body_timeout=env.seconds("HTTP_BODY_TIMEOUT"),
         http_send_timeout=env.seconds("HTTP_SEND_TIMEOUT"),
         shutdown_timeout=env.seconds("SHUTDOWN_TIMEOUT"),
+        parse_workers=env.workers("PARSE_WORKERS"),
     )
     if settings.search_limit > settings.search_max_limit:
         env.errors.append(

@@ -4,8 +4,8 @@ Search runs one task per enabled library in a nursery. Each branch makes a singl
 worker-thread call (see :mod:`corpus_mcp.gather`) under the global
 ``CapacityLimiter(SEARCH_WORKERS)`` and the archive's own lock, inside its own cancel
 scope with ``SEARCH_TIMEOUT``: a library that raises or times out is logged and left
-out, and the answer says ``partial``. Documents are read and parsed in one worker call
-too (parsing a large article would otherwise stall the event loop) and kept in a
+out, and the answer says ``partial``. A document's bytes are read in the archive's worker
+thread and parsed in a worker process (:mod:`corpus_mcp.parsing`), then kept in a
 byte-bounded LRU keyed by archive UUID and path; each library's hits for a query are
 remembered the same way, since archives never change while open.
 """
@@ -13,9 +13,10 @@ remembered the same way, since archives never change while open.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from functools import partial
+from typing import TypeVar, cast
 
 import msgspec
 import trio
@@ -24,13 +25,14 @@ from corpus_mcp import assemble, ranking, refs
 from corpus_mcp.adapters import Adapter, get_adapter
 from corpus_mcp.cache import ByteLRU
 from corpus_mcp.config import Manifest, Settings
-from corpus_mcp.document import Document, walk
+from corpus_mcp.document import Document
 from corpus_mcp.errors import CorpusError
 from corpus_mcp.fanout import Checkpoint, Failure, Job, Stuck, fan_out
 from corpus_mcp.federate import Candidate, federate, order, rescore, weigh_words
 from corpus_mcp.gather import Hit, Landed, LibraryHits, collect_hits, land, load_symbols
+from corpus_mcp.parsing import Parsed, ParsePool, open_parse_pool
 from corpus_mcp.ranking.evidence import WEIGHT_SYMBOL, Word, read_evidence, scope_words
-from corpus_mcp.ranking.terms import DocumentTerms, index_document
+from corpus_mcp.ranking.terms import DocumentTerms
 from corpus_mcp.ranking.text import word_set
 from corpus_mcp.redaction import describe
 from corpus_mcp.symbols import SymbolTable
@@ -45,6 +47,7 @@ from corpus_mcp.zim import (
 )
 
 log = logging.getLogger("corpus_mcp.corpus")
+T = TypeVar("T")
 
 #: Candidates asked of each library per list: enough for fusion to have a choice.
 MIN_CANDIDATES = 10
@@ -60,6 +63,8 @@ REREAD_EXTRA = 1
 #: A symbol score from which the query is taken to ask for that symbol alone (half the
 #: most a symbol can score: most of the question is the symbol's name).
 SYMBOL_ANSWERS = 0.5 * WEIGHT_SYMBOL
+#: Threads doing ranking work at once (see Corpus._ranking).
+RANKING_THREADS = 2
 #: Memory for remembered per-library hits (a few hundred bytes per query and library).
 HITS_CACHE_BYTES = 8_000_000
 #: Memory for remembered answers (a few kilobytes each).
@@ -112,18 +117,21 @@ class Corpus:
         self,
         settings: Settings,
         libraries: list[Library],
+        parser: ParsePool,
         disabled: tuple[str, ...] = (),
     ) -> None:
         self.settings = settings
+        self._parser = parser
         self._libraries = {lib.name: lib for lib in libraries}
         self._disabled = disabled
         self._documents: ByteLRU[tuple[str, str], Parsed] = ByteLRU(settings.document_cache_bytes)
-        # Indexing a document's words is pure CPU work: a worker thread, but no archive.
-        self._cpu = trio.CapacityLimiter(settings.search_workers)
         # Threads walking the libraries of searches (one per search at a time), and the
         # libraries whose abandoned call has not come back (see corpus_mcp.fanout).
         self._walkers = trio.CapacityLimiter(settings.search_workers)
         self._stuck = Stuck()
+        # Threads scoring candidates and writing snippets: few, as they hold the GIL, and
+        # the more of them run, the longer the event loop waits for its turn.
+        self._rankers = trio.CapacityLimiter(RANKING_THREADS)
         # Archives do not change while open, so a library's hits for a query stay valid:
         # agents repeat queries (retries, several agents on one topic), and a repeat
         # then costs no index search. Failures and timeouts are never remembered.
@@ -159,7 +167,7 @@ class Corpus:
         hits, failed = await self._gather(normalised, limit, deadline)
         words = weigh_words(normalised, hits)
         scopes = {name: lib.scope for name, lib in self._libraries.items()}
-        candidates = federate(normalised, hits, words, scopes)
+        candidates = await self._ranking(lambda: federate(normalised, hits, words, scopes))
         reread = limit + REREAD_EXTRA
         best = await self._reread(normalised, words, candidates[:reread], failed, deadline)
         ordered = ranking.diversify(
@@ -263,11 +271,26 @@ class Corpus:
             batch = ordered[position : position + limit - len(results)]
             position += len(batch)
             read = await self._read_all(batch, failed, deadline)
-            for i, candidate in enumerate(batch):
-                if i not in read or read[i][0].metadata.get("navigation") == "true":
-                    continue
-                results.append(self._result(query, words, candidate, *read[i]))
+            chosen = [
+                (candidate, *read[i])
+                for i, candidate in enumerate(batch)
+                if i in read and read[i][0].metadata.get("navigation") != "true"
+            ]
+            results += await self._ranking(partial(self._batch_results, query, words, chosen))
         return results
+
+    def _batch_results(
+        self,
+        query: str,
+        words: list[Word],
+        chosen: list[tuple[Candidate, Document, DocumentTerms]],
+    ) -> list[SearchResult]:
+        return [self._result(query, words, *found) for found in chosen]
+
+    async def _ranking(self, work: Callable[[], T]) -> T:
+        """Run ranking work (pure Python, milliseconds on long pages) in a thread, so the
+        event loop keeps answering other calls meanwhile."""
+        return await trio.to_thread.run_sync(work, limiter=self._rankers)
 
     async def _load_for_search(
         self,
@@ -376,9 +399,18 @@ class Corpus:
         cached = self._documents.get(key)
         if cached is not None:
             return cached.document
-        parsed = await library.service.run(lambda: _read(library, path, title, index=False))
+        parsed = await self._read(library, path, title, index=False)
         self._documents.put(key, parsed, parsed.weight)
         return parsed.document
+
+    async def _read(self, library: Library, path: str, title: str, *, index: bool) -> Parsed:
+        """Read a document's bytes (holding its archive only for that), then parse them
+        in a worker process (:mod:`corpus_mcp.parsing`)."""
+        reader = library.service.reader
+        entry, content = await library.service.run(lambda: reader.read(path))
+        return await self._parser.parse(
+            library.adapter, path, entry.title or title, content, index=index
+        )
 
     async def _searchable(
         self, library: Library, path: str, title: str
@@ -387,11 +419,9 @@ class Corpus:
         key = (library.service.info.uuid, path)
         parsed = self._documents.get(key)
         if parsed is None:
-            parsed = await library.service.run(lambda: _read(library, path, title, index=True))
+            parsed = await self._read(library, path, title, index=True)
         elif parsed.terms is None:
-            document = parsed.document
-            terms = await trio.to_thread.run_sync(index_document, document, limiter=self._cpu)
-            parsed = Parsed(document=document, terms=terms)
+            parsed = await self._parser.index(parsed)
         else:
             return parsed.document, parsed.terms
         self._documents.put(key, parsed, parsed.weight)
@@ -433,6 +463,7 @@ async def open_corpus(settings: Settings, manifest: Manifest) -> AsyncIterator[C
         log.info("library %s: %s", library, message)
 
     adapters = {lib.name: get_adapter(lib.adapter) for lib in manifest.enabled}
+    shared = trio.CapacityLimiter(settings.search_workers)
 
     def open_all() -> tuple[dict[str, ZimReader], dict[str, SymbolTable]]:
         readers = open_readers(
@@ -451,19 +482,38 @@ async def open_corpus(settings: Settings, manifest: Manifest) -> AsyncIterator[C
         symbols = {name: load_symbols(reader, adapters[name]) for name, reader in readers.items()}
         return readers, symbols
 
-    readers, symbols = await trio.to_thread.run_sync(open_all)
-    shared = trio.CapacityLimiter(settings.search_workers)
-    libraries = [
-        Library(
-            lib.name,
-            adapters[lib.name],
-            ArchiveService(readers[lib.name], shared),
-            symbols[lib.name],
+    async with open_parse_pool(settings.parse_workers) as parser:
+        # The parse workers start while the archives open (each takes a fraction of a
+        # second). Each outcome is kept, not raised into the nursery, so the caller gets
+        # an OpenFailure as itself rather than inside an exception group.
+        outcomes: dict[str, object] = {}
+
+        async def keep(name: str, work: Callable[[], Awaitable[object]]) -> None:
+            try:
+                outcomes[name] = await work()
+            except Exception as exc:
+                outcomes[name] = exc
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(keep, "archives", partial(trio.to_thread.run_sync, open_all))
+            nursery.start_soon(keep, "workers", parser.warm_up)
+        for outcome in outcomes.values():
+            if isinstance(outcome, Exception):
+                raise outcome
+        readers, symbols = cast(
+            tuple[dict[str, ZimReader], dict[str, SymbolTable]], outcomes["archives"]
         )
-        for lib in manifest.enabled
-    ]
-    disabled = tuple(lib.name for lib in manifest.libraries if not lib.enabled)
-    yield Corpus(settings, libraries, disabled)
+        libraries = [
+            Library(
+                lib.name,
+                adapters[lib.name],
+                ArchiveService(readers[lib.name], shared),
+                symbols[lib.name],
+            )
+            for lib in manifest.enabled
+        ]
+        disabled = tuple(lib.name for lib in manifest.libraries if not lib.enabled)
+        yield Corpus(settings, libraries, parser, disabled)
 
 
 def _library_hits(
@@ -510,35 +560,6 @@ def _hits_weight(hits: LibraryHits) -> int:
     """Approximate memory of one library's hits for one query."""
     every = [*hits.fulltext, *hits.title, *hits.symbols]
     return 256 + sum(96 + len(h.path) + len(h.title) + len(h.query or "") for h in every)
-
-
-class Parsed(msgspec.Struct, kw_only=True):
-    """A document as the cache keeps it: parsed, and indexed once search needs it."""
-
-    document: Document
-    terms: DocumentTerms | None = None
-
-    @property
-    def weight(self) -> int:
-        return _weight(self.document) + (self.terms.size if self.terms is not None else 0)
-
-
-def _read(library: Library, path: str, title: str, *, index: bool) -> Parsed:
-    """Read, parse and (for search) index in one worker call: a thread hop less on every
-    cold document, at the price of holding the archive meanwhile (the GIL serialises the
-    work anyway)."""
-    entry, content = library.service.reader.read(path)
-    document = library.adapter.parse(path, entry.title or title, content)
-    return Parsed(document=document, terms=index_document(document) if index else None)
-
-
-def _weight(document: Document) -> int:
-    """Approximate memory of a parsed document (characters dominate)."""
-    return (
-        512
-        + sum(256 + len(s.id) + len(s.title) + len(s.content) for s in walk(document.sections))
-        + len(document.title)
-    )
 
 
 def _not_found(library: str, path: str) -> CorpusError:

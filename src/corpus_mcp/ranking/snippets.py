@@ -9,7 +9,15 @@ from collections.abc import Set as AbstractSet
 from corpus_mcp.document import Document, Section
 from corpus_mcp.ranking.passages import LIST, PROSE, TABLE, passages
 from corpus_mcp.ranking.terms import DocumentTerms, index_document
-from corpus_mcp.ranking.text import stem_set, stems_of, term_in, token_spans, topic_terms
+from corpus_mcp.ranking.text import (
+    APOSTROPHES,
+    TOKEN,
+    stem_set,
+    stems_of,
+    term_in,
+    token_spans,
+    topic_terms,
+)
 
 ELLIPSIS = "…"
 
@@ -83,17 +91,29 @@ def _passage_score(
     term."""
     passage = indexed.passages[index]
     distinct = sum(index in holding[term] for term in wanted)
-    occurrences = len(_hits(passage.text, {s for term in wanted for s in stems_of(term)}))
+    occurrences = _occurrences(passage.text, {s for term in wanted for s in stems_of(term)})
     section = _section(indexed, index)
     title_stems = stem_set(section.title)
     title_bias = 0.5 * sum(term_in(term, title_stems) for term in wanted)
     lead_bias = 0.25 if section.id == "" else 0.0
-    base = 3.0 * distinct + 0.25 * min(occurrences, 6)
+    base = 3.0 * distinct + 0.25 * occurrences
     return base * _KIND_WEIGHT[passage.kind] + title_bias + lead_bias
 
 
 def _section(indexed: DocumentTerms, index: int) -> Section:
     return indexed.sections[indexed.owners[index]].section
+
+
+def _occurrences(text: str, stems: AbstractSet[str], most: int = 6) -> int:
+    """How many words of ``text`` match the query stems, counted up to ``most`` (all a
+    passage score uses): the words are read only until then."""
+    found = 0
+    for match in TOKEN.finditer(text.translate(APOSTROPHES)):
+        if stems_of(match.group().lower()) & stems:
+            found += 1
+            if found == most:
+                break
+    return found
 
 
 def _hits(text: str, stems: AbstractSet[str]) -> list[tuple[int, int]]:

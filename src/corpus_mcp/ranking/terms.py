@@ -18,7 +18,7 @@ import msgspec
 
 from corpus_mcp.document import Document, Section
 from corpus_mcp.ranking.passages import Passage, passages
-from corpus_mcp.ranking.text import APOSTROPHES, JOINER, TOKEN, stem, stem_set, stems_of
+from corpus_mcp.ranking.text import APOSTROPHES, TOKEN, stem_set, stems_of, term_stems
 
 
 class SectionTerms(msgspec.Struct, frozen=True, kw_only=True):
@@ -82,12 +82,12 @@ class DocumentTerms(msgspec.Struct, frozen=True, kw_only=True):
                 found.update(range(section.first, section.subtree_end))
             return found
 
-        found = held(stem(word))
-        parts = _parts(word)
-        if len(parts) > 1:
-            common = held(stem(parts[0]))
+        whole, parts = term_stems(word)
+        found = held(whole)
+        if parts:
+            common = held(parts[0])
             for part in parts[1:]:
-                common &= held(stem(part))
+                common &= held(part)
             found |= common
         return frozenset(found)
 
@@ -95,11 +95,11 @@ class DocumentTerms(msgspec.Struct, frozen=True, kw_only=True):
 def uses(counts: dict[str, int], word: str) -> int:
     """How often a section's text uses ``word``; a joined word counts its parts too
     (where ``Meta.unique_together`` is documented, the text says ``unique_together``)."""
-    whole = counts.get(stem(word), 0)
-    parts = _parts(word)
-    if len(parts) > 1:
-        return max(whole, sum(counts.get(stem(part), 0) for part in parts))
-    return whole
+    whole, parts = term_stems(word)
+    found = counts.get(whole, 0)
+    if parts:
+        return max(found, sum(counts.get(part, 0) for part in parts))
+    return found
 
 
 def index_document(document: Document) -> DocumentTerms:
@@ -182,18 +182,14 @@ def _descends(sections: Sequence[SectionTerms], index: int, ancestor: int) -> bo
 
 def _lookup(postings: dict[str, tuple[int, ...]], word: str) -> frozenset[int]:
     """Postings of ``word``: of its stem, or of all its parts for a joined word."""
-    found = set(postings.get(stem(word), ()))
-    parts = _parts(word)
-    if len(parts) > 1:
-        common = set(postings.get(stem(parts[0]), ()))
+    whole, parts = term_stems(word)
+    found = set(postings.get(whole, ()))
+    if parts:
+        common = set(postings.get(parts[0], ()))
         for part in parts[1:]:
-            common &= set(postings.get(stem(part), ()))
+            common &= set(postings.get(part, ()))
         found |= common
     return frozenset(found)
-
-
-def _parts(word: str) -> list[str]:
-    return [part for part in JOINER.split(word) if part]
 
 
 def _size(

@@ -133,12 +133,19 @@ def stems_of(term: str) -> frozenset[str]:
     return frozenset({stem(term)})
 
 
+@functools.lru_cache(maxsize=_STEM_CACHE)
+def term_stems(term: str) -> tuple[str, tuple[str, ...]]:
+    """A term's stem and, for a joined identifier (``unique_together``), its parts'
+    stems (else none): what a query word is matched by, worked out once per word rather
+    than once per section or passage it is compared with."""
+    parts = [part for part in JOINER.split(term) if part]
+    return stem(term), (tuple(stem(part) for part in parts) if len(parts) > 1 else ())
+
+
 def term_in(term: str, stems: AbstractSet[str]) -> bool:
     """Whether ``term`` occurs among ``stems`` (a joined term needs all its parts)."""
-    if stem(term) in stems:
-        return True
-    parts = [part for part in JOINER.split(term) if part]
-    return len(parts) > 1 and all(stem(part) in stems for part in parts)
+    whole, parts = term_stems(term)
+    return whole in stems or (bool(parts) and all(part in stems for part in parts))
 
 
 @functools.lru_cache(maxsize=_STEM_CACHE)
@@ -150,9 +157,9 @@ def stem_set(text: str) -> frozenset[str]:
     return frozenset(root for token in query_terms(text) for root in stems_of(token))
 
 
-@functools.lru_cache(maxsize=_STEM_CACHE)
 def token_spans(text: str) -> tuple[tuple[int, int, frozenset[str]], ...]:
-    """``(start, end, stems)`` of every word of ``text`` (memoised like :func:`stem_set`)."""
+    """``(start, end, stems)`` of every word of ``text``. Not memoised: only the one
+    passage a snippet shows is spanned, and a passage's spans weigh ~30x its text."""
     return tuple(
         (*match.span(), stems_of(match.group().lower()))
         for match in TOKEN.finditer(text.translate(APOSTROPHES))

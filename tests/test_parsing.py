@@ -1,0 +1,157 @@
+"""Parsing in worker processes (corpus_mcp.parsing), with real workers and real pages.
+
+What the pool promises: the same documents as parsing here; a cancelled parse kills its
+worker (so a deadline holds and nothing keeps running); a worker that dies costs one
+document, as a ParseFailure, and the next document gets a fresh worker.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import time
+from pathlib import Path
+
+import pytest
+import trio
+
+from corpus_mcp import parsing
+from corpus_mcp.adapters import get_adapter
+from corpus_mcp.parsing import ParseFailure, ParsePool, open_parse_pool, parse
+from corpus_mcp.zim import ZimReader
+from tests import parse_jobs
+
+WIKI = get_adapter("mediawiki")
+GIL_QUESTION = "questions/1294382/what-is-the-global-interpreter-lock-gil-in-cpython"
+
+
+def _page(archive: Path, path: str) -> tuple[str, bytes]:
+    entry, content = ZimReader(archive).read(path)
+    return entry.title, content
+
+
+def _children() -> set[int]:
+    """Live child processes of this test process."""
+    children: set[int] = set()
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        children.update(int(pid) for pid in (task / "children").read_text().split())
+    return {pid for pid in children if _alive(pid)}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+async def test_workers_parse_and_index_exactly_as_this_process(
+    demo_archives: dict[str, Path],
+) -> None:
+    title, content = _page(demo_archives["devdocs_python"], "library/asyncio")
+    here = parse(get_adapter("devdocs"), "library/asyncio", title, content, index=True)
+    async with open_parse_pool(2) as pool:
+        await pool.warm_up()
+        there = await pool.parse(
+            get_adapter("devdocs"), "library/asyncio", title, content, index=True
+        )
+        fetched = await pool.parse(
+            get_adapter("devdocs"), "library/asyncio", title, content, index=False
+        )
+    assert there.document == here.document
+    assert there.terms == here.terms
+    assert there.weight == here.weight > len(content) // 4
+    # A fetch parses without the index; search adds it later, to the same document.
+    assert fetched.terms is None and fetched.weight < there.weight
+    indexed = await ParsePool.in_threads().index(fetched)
+    assert indexed.terms == here.terms and indexed.weight == here.weight
+
+
+async def test_without_workers_documents_parse_in_threads(demo_archives: dict[str, Path]) -> None:
+    title, content = _page(demo_archives["wikipedia"], "Derivative")
+    before = _children()
+    async with open_parse_pool(0) as pool:
+        await pool.warm_up()  # nothing to start
+        parsed = await pool.parse(WIKI, "Derivative", title, content, index=True)
+        assert _children() == before
+    assert parsed.document.title == title and parsed.terms is not None
+
+
+async def test_a_cancelled_parse_kills_its_worker_and_the_pool_goes_on(
+    demo_archives: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    title, content = _page(demo_archives["wikipedia"], "Derivative")
+    pid_file = tmp_path / "worker.pid"
+    async with open_parse_pool(1) as pool:
+        with monkeypatch.context() as patched:
+            patched.setattr(parsing, "_parse_pickled", parse_jobs.never_return)
+            with trio.move_on_after(1.0) as scope:
+                await pool.parse(WIKI, str(pid_file), title, content, index=True)
+        assert scope.cancelled_caught
+        _wait_until_gone(int(pid_file.read_text()))
+        parsed = await pool.parse(WIKI, "Derivative", title, content, index=True)
+    assert parsed.document.title == title
+
+
+async def test_a_worker_that_dies_costs_one_document_not_the_pool(
+    demo_archives: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    title, content = _page(demo_archives["wikipedia"], "Derivative")
+    async with open_parse_pool(1) as pool:
+        with monkeypatch.context() as patched:
+            patched.setattr(parsing, "_parse_pickled", parse_jobs.die)
+            with pytest.raises(ParseFailure, match=r"the worker parsing 'Derivative' died"):
+                await pool.parse(WIKI, "Derivative", title, content, index=True)
+        parsed = await pool.parse(WIKI, "Derivative", title, content, index=False)
+    assert parsed.document.title == title
+
+
+async def test_an_adapter_error_in_a_worker_reaches_the_caller_as_itself(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async with open_parse_pool(1) as pool:
+        monkeypatch.setattr(parsing, "_parse_pickled", parse_jobs.raise_value_error)
+        with pytest.raises(ValueError, match="unparseable"):
+            await pool.parse(WIKI, "X", "X", b"<html>", index=True)
+
+
+def test_a_worker_is_retired_once_its_memory_grew_past_the_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert parsing._ready() is True
+    monkeypatch.setattr(parsing, "WORKER_MAX_RSS", 1 << 40)
+    assert parsing._grown() is False
+    monkeypatch.setattr(parsing, "WORKER_MAX_RSS", 1)
+    assert parsing._grown() is True
+
+
+def test_a_worker_job_returns_the_parsed_document_pickled(demo_archives: dict[str, Path]) -> None:
+    title, content = _page(
+        demo_archives["stackoverflow"],
+        GIL_QUESTION,
+    )
+    pickled = parsing._parse_pickled(
+        "stackexchange",
+        GIL_QUESTION,
+        title,
+        content,
+        True,
+    )
+    parsed = pickle.loads(pickled)
+    assert parsed == parse(
+        get_adapter("stackexchange"),
+        GIL_QUESTION,
+        title,
+        content,
+        index=True,
+    )
+
+
+def _wait_until_gone(pid: int) -> None:
+    """Hang guard only: the killed worker must disappear (generous bound)."""
+    for _ in range(500):
+        if not _alive(pid):
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"worker {pid} still alive after its parse was cancelled")
