@@ -1,7 +1,10 @@
 """A cleaned document: what adapters produce and the corpus serves.
 
 Plain msgspec Structs, free of lxml, libzim and MCP, so ranking, the cache and the
-wire layer can all hold them.
+wire layer can all hold them. They are trees without back references, so the cyclic
+garbage collector is told not to track them (``gc=False``): a full collection over a warm
+document cache then visits a fraction of the objects (structs of this kind in ``gather``,
+``ranking``, ``parsing``, ``symbols`` and ``wire`` are untracked for the same reason).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import msgspec
 Kind = Literal["article", "documentation", "thread"]
 
 
-class Section(msgspec.Struct, kw_only=True):
+class Section(msgspec.Struct, kw_only=True, gc=False):
     """One node of a document's section tree.
 
     ``id`` is the archive's own anchor (heading id, ``question``, ``answer-<id>``); the
@@ -34,7 +37,7 @@ class Section(msgspec.Struct, kw_only=True):
     reference: bool = False
 
 
-class Document(msgspec.Struct, kw_only=True):
+class Document(msgspec.Struct, kw_only=True, gc=False):
     """A parsed entry. ``sections`` are the top-level nodes, the lead first."""
 
     path: str

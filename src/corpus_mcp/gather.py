@@ -49,7 +49,7 @@ class Landed(msgspec.Struct, frozen=True, kw_only=True):
     section: str | None = None
 
 
-class Hit(msgspec.Struct, frozen=True, kw_only=True):
+class Hit(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One candidate document of one library, as one engine found it."""
 
     path: str
@@ -73,7 +73,7 @@ class Hit(msgspec.Struct, frozen=True, kw_only=True):
     """For symbol hits: the text of the query that names it."""
 
 
-class LibraryHits(msgspec.Struct, frozen=True, kw_only=True):
+class LibraryHits(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     fulltext: list[Hit]
     title: list[Hit]
     queries_tried: int

@@ -41,7 +41,7 @@ from corpus_mcp.ranking.terms import DocumentTerms, index_document
 WORKER_MAX_RSS = 192 * 1024 * 1024
 
 
-class Parsed(msgspec.Struct, kw_only=True):
+class Parsed(msgspec.Struct, kw_only=True, gc=False):
     """A document as the cache keeps it: parsed, and indexed once search needs it."""
 
     document: Document

@@ -27,7 +27,7 @@ TAIL_FACTOR = 0.8
 _SEPARATOR = re.compile(r"(::|\.)")
 
 
-class Symbol(msgspec.Struct, frozen=True, kw_only=True):
+class Symbol(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """A symbol's page, anchor and name, and the page's entry title."""
 
     name: str

@@ -7,14 +7,14 @@ import msgspec
 from corpus_mcp.document import Kind
 
 
-class SectionRef(msgspec.Struct, frozen=True):
+class SectionRef(msgspec.Struct, frozen=True, gc=False):
     """A section an agent can ask ``fetch`` for."""
 
     id: str
     title: str
 
 
-class SearchResult(msgspec.Struct, kw_only=True):
+class SearchResult(msgspec.Struct, kw_only=True, gc=False):
     ref: str
     library: str
     kind: Kind
@@ -24,7 +24,7 @@ class SearchResult(msgspec.Struct, kw_only=True):
     relevant_sections: list[SectionRef]
 
 
-class SearchOutput(msgspec.Struct, kw_only=True):
+class SearchOutput(msgspec.Struct, kw_only=True, gc=False):
     query: str
     results: list[SearchResult]
     partial: bool = False

@@ -41,7 +41,7 @@ _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~$<])")
 PROSE, LIST, TABLE = "prose", "list", "table"
 
 
-class Passage(msgspec.Struct, frozen=True):
+class Passage(msgspec.Struct, frozen=True, gc=False):
     """One Markdown block of a section, flattened to plain text."""
 
     kind: str

@@ -21,7 +21,7 @@ from corpus_mcp.ranking.passages import Passage, passages
 from corpus_mcp.ranking.text import APOSTROPHES, TOKEN, stem_set, stems_of, term_stems
 
 
-class SectionTerms(msgspec.Struct, frozen=True, kw_only=True):
+class SectionTerms(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One content section: its titles' stems and what its own text (without its
     subsections) uses."""
 
@@ -43,7 +43,7 @@ class SectionTerms(msgspec.Struct, frozen=True, kw_only=True):
     subtree_end: int = -1
 
 
-class DocumentTerms(msgspec.Struct, frozen=True, kw_only=True):
+class DocumentTerms(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """A parsed document's content sections and passages with their words indexed.
 
     Reference matter (citations, link lists) is left out, as ranking never uses it.

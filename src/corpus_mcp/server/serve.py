@@ -21,6 +21,7 @@ closed lingering (:mod:`corpus_mcp.server.connections`), and a shutdown drains:
 
 from __future__ import annotations
 
+import gc
 import logging
 import signal
 import socket
@@ -277,6 +278,10 @@ async def run_corpus(settings: Settings, manifest: Manifest, transport: Transpor
     async with trio.open_nursery() as signals:
         await signals.start(stop_on_signals, stop)
         async with open_corpus(settings, manifest) as corpus:
+            # What startup made (modules, symbol tables, indexes) lives as long as the
+            # process: out of the collector's sight, full collections stay short.
+            gc.collect()
+            gc.freeze()
             if not stop.is_set():
                 await transport(corpus, settings, stop)
         signals.cancel_scope.cancel()
