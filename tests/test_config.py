@@ -75,6 +75,7 @@ def test_defaults_are_the_documented_ones() -> None:
         http_send_timeout=30.0,
         shutdown_timeout=10.0,
         parse_workers=_AUTO_WORKERS,
+        max_searches=8,
     )
 
 
@@ -103,6 +104,7 @@ def test_every_variable_is_read() -> None:
             "HTTP_SEND_TIMEOUT": "7",
             "SHUTDOWN_TIMEOUT": "20",
             "PARSE_WORKERS": "3",
+            "MAX_SEARCHES": "4",
         }
     )
     # One comparison of the whole struct: a misread variable shows beside all the others.
@@ -129,6 +131,7 @@ def test_every_variable_is_read() -> None:
         http_send_timeout=7.0,
         shutdown_timeout=20.0,
         parse_workers=3,
+        max_searches=4,
     )
 
 

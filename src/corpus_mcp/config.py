@@ -64,7 +64,8 @@ ENV_VARIABLES: tuple[EnvVariable, ...] = (
     EnvVariable("MAX_FETCH_CHARS", "100000", "largest fetch answer, in characters"),
     EnvVariable("SEARCH_WORKERS", "8", "libzim calls running at once, all libraries"),
     EnvVariable("SEARCH_MAX_CONSECUTIVE", "2", "most results in a row from one library"),
-    EnvVariable("SEARCH_TIMEOUT", "5", "per-library search deadline, in seconds"),
+    EnvVariable("SEARCH_TIMEOUT", "5", "search deadline, in seconds"),
+    EnvVariable("MAX_SEARCHES", "8", "searches computed at once; more queue, briefly"),
     EnvVariable("LOG_QUERIES", "true", "log search queries and fetched refs"),
     EnvVariable("ZIM_CHECK", "false", "run libzim's full checksum check at startup"),
     EnvVariable("MCP_ALLOWED_HOSTS", "", "extra Host values accepted (comma-separated)"),
@@ -139,6 +140,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """Seconds calls in flight get to finish after SIGTERM/SIGINT; then they are
     answered 503. Compose's stop_grace_period must leave a few seconds more."""
     parse_workers: int = 0
+    """Worker processes parsing documents (0: threads of the server process)."""
+    max_searches: int = 8
+    """Searches computed at once; the others queue for at most a quarter of
+    SEARCH_TIMEOUT, then are refused as ``busy``."""
     """Worker processes parsing documents (0: threads of the server process)."""
 
 
@@ -266,6 +271,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         http_send_timeout=env.seconds("HTTP_SEND_TIMEOUT"),
         shutdown_timeout=env.seconds("SHUTDOWN_TIMEOUT"),
         parse_workers=env.workers("PARSE_WORKERS"),
+        max_searches=env.integer("MAX_SEARCHES"),
     )
     if settings.search_limit > settings.search_max_limit:
         env.errors.append(

@@ -23,6 +23,7 @@ import trio
 
 from corpus_mcp import assemble, ranking, refs
 from corpus_mcp.adapters import Adapter, get_adapter
+from corpus_mcp.admission import Admission, Busy
 from corpus_mcp.cache import ByteLRU
 from corpus_mcp.config import Manifest, Settings
 from corpus_mcp.document import Document
@@ -63,6 +64,9 @@ REREAD_EXTRA = 1
 #: A symbol score from which the query is taken to ask for that symbol alone (half the
 #: most a symbol can score: most of the question is the symbol's name).
 SYMBOL_ANSWERS = 0.5 * WEIGHT_SYMBOL
+#: A search that waited this share of SEARCH_TIMEOUT for its turn is refused as busy:
+#: with what is left it could not read its results (see corpus_mcp.admission).
+ADMISSION_SHARE = 0.25
 #: Threads doing ranking work at once (see Corpus._ranking).
 RANKING_THREADS = 2
 #: Memory for remembered per-library hits (a few hundred bytes per query and library).
@@ -132,6 +136,9 @@ class Corpus:
         # Threads scoring candidates and writing snippets: few, as they hold the GIL, and
         # the more of them run, the longer the event loop waits for its turn.
         self._rankers = trio.CapacityLimiter(RANKING_THREADS)
+        self._admission = Admission(
+            settings.max_searches, settings.search_timeout * ADMISSION_SHARE
+        )
         # Archives do not change while open, so a library's hits for a query stay valid:
         # agents repeat queries (retries, several agents on one topic), and a repeat
         # then costs no index search. Failures and timeouts are never remembered.
@@ -161,9 +168,21 @@ class Corpus:
         answered = self._answers.get((normalised, limit))
         if answered is not None:
             return answered
-        # One deadline for the whole search: waiting for a walker, the index work and
-        # reading the results all count.
+        # One deadline for the whole search: waiting for a turn, for a walker, the index
+        # work and reading the results all count.
         deadline = trio.current_time() + self.settings.search_timeout
+        try:
+            async with self._admission.turn():
+                return await self._search(normalised, limit, deadline)
+        except Busy as busy:
+            raise CorpusError(
+                "busy",
+                f"the server is busy (searches running: {busy.running}, waiting: "
+                f"{busy.waiting}); nothing was searched: try again in {busy.retry_after} s",
+                retry_after_seconds=busy.retry_after,
+            ) from None
+
+    async def _search(self, normalised: str, limit: int, deadline: float) -> SearchOutput:
         hits, failed = await self._gather(normalised, limit, deadline)
         words = weigh_words(normalised, hits)
         scopes = {name: lib.scope for name, lib in self._libraries.items()}

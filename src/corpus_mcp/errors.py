@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-ErrorCode = Literal["invalid_ref", "not_found", "section_not_found", "invalid_arguments"]
+ErrorCode = Literal["invalid_ref", "not_found", "section_not_found", "invalid_arguments", "busy"]
 
 
 class CorpusError(Exception):
-    """A bad input from the agent. ``payload()`` is the JSON the tool returns.
+    """A bad input from the agent, or a refusal it can retry (``busy``). ``payload()`` is
+    the JSON the tool returns.
 
     Messages say what was wrong and what to do instead; they never carry file paths,
     tracebacks or libzim wording.

@@ -85,6 +85,7 @@ ref from a search result, unchanged.
 - not_found: there is no document at that ref (or it is not a document); search again.
 - section_not_found: a section id is not in this document; retry with ids from \
 `relevant_sections` or `available_sections`, or without `sections`.
+- busy: the server is overloaded and did not search; retry after retry_after_seconds.
 - internal_error: the server failed; retry once, then try a different query or ref."""
 
 
