@@ -66,6 +66,13 @@ def _info(name: str) -> ArchiveInfo:
     )
 
 
+class UnchangingFile:
+    """A fake archive's file: it never changes, so every identity check passes."""
+
+    def problem(self) -> None:
+        return None
+
+
 class FakeReader:
     """Answers like ZimReader over three tiny articles; ``mode`` makes it fail or block.
 
@@ -104,6 +111,7 @@ class FakeReader:
                 if not self.inside:
                     self.left.set()
 
+    handle = UnchangingFile()
     # No index read directly: the search goes through libzim's calls below.
     fulltext_index = None
     title_index = None
@@ -181,7 +189,9 @@ class Fixture:
         )
         self.readers = readers
         self.shared = trio.CapacityLimiter(settings.search_workers)
-        self.services = [ArchiveService(cast(ZimReader, r), self.shared) for r in readers]
+        self.services = [
+            ArchiveService(cast(ZimReader, r), self.shared, library=r.info.name) for r in readers
+        ]
         libraries = [
             Library(r.info.name, cast(Any, FakeAdapter()), s)
             for r, s in zip(readers, self.services, strict=True)

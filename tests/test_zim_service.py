@@ -28,7 +28,7 @@ class Gate:
         self.started = threading.Event()
         self.released = threading.Event()
 
-    def __call__(self) -> str:
+    def __call__(self, reader: ZimReader | None = None) -> str:
         self.started.set()
         self.released.wait()
         return self.result
@@ -101,11 +101,12 @@ async def test_cancelled_wait_for_shared_token_gives_the_archive_back() -> None:
 
 
 async def test_run_calls_the_reader_in_a_worker_thread(reader: ZimReader) -> None:
-    service = ArchiveService(reader, trio.CapacityLimiter(2))
+    service = ArchiveService(reader, trio.CapacityLimiter(2), library="rc")
     assert service.info is reader.info
 
-    def resolve_in_thread() -> tuple[str, int]:
-        return reader.resolve("Charles,_Ray").path, threading.get_ident()
+    def resolve_in_thread(checked: ZimReader) -> tuple[str, int]:
+        assert checked is reader  # the reader served, once its file is checked
+        return checked.resolve("Charles,_Ray").path, threading.get_ident()
 
     path, thread = await service.run(resolve_in_thread)
     assert path == "Ray_Charles"
@@ -119,11 +120,11 @@ def test_stop_if_abandoned_does_nothing_outside_a_worker_thread() -> None:
 async def test_stop_if_abandoned_stops_a_worker_whose_caller_gave_up(
     reader: ZimReader, gates: list[Gate]
 ) -> None:
-    service = ArchiveService(reader, trio.CapacityLimiter(2))
+    service = ArchiveService(reader, trio.CapacityLimiter(2), library="rc")
     gate = new_gate(gates)
     steps: list[str] = []
 
-    def job() -> None:
+    def job(reader: ZimReader) -> None:
         gate()
         steps.append("first libzim call")
         stop_if_abandoned()
@@ -144,7 +145,10 @@ async def test_abandoned_call_keeps_archive_locked_until_thread_finishes(
     reader: ZimReader, gates: list[Gate]
 ) -> None:
     shared = trio.CapacityLimiter(2)
-    slow_archive, other_archive = ArchiveService(reader, shared), ArchiveService(reader, shared)
+    slow_archive, other_archive = (
+        ArchiveService(reader, shared, library="rc"),
+        ArchiveService(reader, shared, library="rc"),
+    )
     slow = new_gate(gates)
 
     with trio.CancelScope() as caller:
@@ -157,13 +161,13 @@ async def test_abandoned_call_keeps_archive_locked_until_thread_finishes(
     assert shared.borrowed_tokens == 1
 
     # Other archives still answer, using the remaining global token.
-    assert await other_archive.run(lambda: "other") == "other"
+    assert await other_archive.run(lambda _: "other") == "other"
     assert shared.borrowed_tokens == 1
 
     results: list[str] = []
 
     async def next_call() -> None:
-        results.append(await slow_archive.run(lambda: "next"))
+        results.append(await slow_archive.run(lambda _: "next"))
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(next_call)
@@ -180,12 +184,12 @@ async def test_abandoned_call_keeps_archive_locked_until_thread_finishes(
 
 async def test_cancelled_queued_call_never_runs(reader: ZimReader, gates: list[Gate]) -> None:
     shared = trio.CapacityLimiter(2)
-    service = ArchiveService(reader, shared)
+    service = ArchiveService(reader, shared, library="rc")
     slow = new_gate(gates)
     ran: list[str] = []
 
     async def queued_call() -> None:
-        await service.run(lambda: ran.append("queued"))
+        await service.run(lambda _: ran.append("queued"))
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(service.run, slow)
@@ -206,12 +210,15 @@ async def test_global_pool_bounds_threads_across_archives(
     reader: ZimReader, gates: list[Gate]
 ) -> None:
     shared = trio.CapacityLimiter(1)
-    first, second = ArchiveService(reader, shared), ArchiveService(reader, shared)
+    first, second = (
+        ArchiveService(reader, shared, library="rc"),
+        ArchiveService(reader, shared, library="rc"),
+    )
     slow = new_gate(gates)
     results: list[str] = []
 
     async def call_second() -> None:
-        results.append(await second.run(lambda: "second"))
+        results.append(await second.run(lambda _: "second"))
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(first.run, slow)
@@ -230,9 +237,9 @@ async def test_global_pool_bounds_threads_across_archives(
 
 async def test_exception_in_call_releases_tokens(reader: ZimReader) -> None:
     shared = trio.CapacityLimiter(1)
-    service = ArchiveService(reader, shared)
+    service = ArchiveService(reader, shared, library="rc")
 
-    def fail() -> None:
+    def fail(reader: ZimReader) -> None:
         raise ValueError("inside libzim")
 
     with pytest.raises(ValueError, match="inside libzim"):

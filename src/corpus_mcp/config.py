@@ -82,6 +82,12 @@ ENV_VARIABLES: tuple[EnvVariable, ...] = (
     EnvVariable("HTTP_BODY_TIMEOUT", "10", "seconds a request body may take to arrive"),
     EnvVariable("HTTP_SEND_TIMEOUT", "30", "seconds a response may wait for a non-reading client"),
     EnvVariable("SHUTDOWN_TIMEOUT", "10", "seconds calls in flight get after SIGTERM/SIGINT"),
+    EnvVariable(
+        "ARCHIVE_RECHECK_SECONDS",
+        "5",
+        "seconds between checks of the archive files (a changed one is left out, a sound one "
+        "is served again)",
+    ),
 )
 _DEFAULTS = {variable.name: variable.default for variable in ENV_VARIABLES}
 
@@ -123,6 +129,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     shutdown_timeout: float = 10.0
     """Seconds calls in flight get to finish after SIGTERM/SIGINT; then they are
     answered 503. Compose's stop_grace_period must leave a few seconds more."""
+    archive_recheck_seconds: float = 5.0
+    """Seconds between two checks of every archive file: a file changed or gone is found
+    without waiting for a call, and an unavailable library's path is looked at again (a
+    file is served again once two checks in a row see it unchanged)."""
 
 
 class _EnvReader:
@@ -235,6 +245,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         http_body_timeout=env.seconds("HTTP_BODY_TIMEOUT"),
         http_send_timeout=env.seconds("HTTP_SEND_TIMEOUT"),
         shutdown_timeout=env.seconds("SHUTDOWN_TIMEOUT"),
+        archive_recheck_seconds=env.seconds("ARCHIVE_RECHECK_SECONDS"),
     )
     if settings.search_limit > settings.search_max_limit:
         env.errors.append(
