@@ -82,13 +82,9 @@ class ArchiveFile:
         """Open ``path``; raises ``OSError`` when it cannot be opened."""
         self.path = path
         descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-        try:
-            self.identity = FileIdentity.of(os.fstat(descriptor))
-        except BaseException:
-            os.close(descriptor)
-            raise
         self._descriptor = descriptor
         self._finalizer = weakref.finalize(self, os.close, descriptor)
+        self.identity = FileIdentity.of(os.fstat(descriptor))
         by_descriptor = f"/proc/self/fd/{descriptor}"
         self.source = by_descriptor if os.path.exists(by_descriptor) else path
         """Where libzim and Xapian open the archive: the very file held open."""
