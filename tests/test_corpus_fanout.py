@@ -72,6 +72,9 @@ class UnchangingFile:
     def problem(self) -> None:
         return None
 
+    def changed(self) -> None:
+        return None
+
 
 class FakeReader:
     """Answers like ZimReader over three tiny articles; ``mode`` makes it fail or block.

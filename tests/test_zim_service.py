@@ -439,14 +439,14 @@ async def test_two_threads_finding_the_fault_at_once_say_it_once(
     reader = ZimReader(archive)
     service = ArchiveService(reader, trio.CapacityLimiter(1), library="wiki")
     os.truncate(archive, 100)
-    problem = reader.handle.problem
+    changed = reader.handle.changed
 
     def another_thread_retires_it_meanwhile() -> FileProblem | None:
         monkeypatch.undo()
         service.check_file()  # the other thread: it retires the reader and says so
-        return problem()
+        return changed()
 
-    monkeypatch.setattr(reader.handle, "problem", another_thread_retires_it_meanwhile)
+    monkeypatch.setattr(reader.handle, "changed", another_thread_retires_it_meanwhile)
     with pytest.raises(ArchiveUnavailable):
         service.verify(reader)
     assert [level for level, _ in zim_records(caplog)] == [logging.WARNING]

@@ -8,9 +8,11 @@ descriptor on the file it opened and the file's identity at that moment (device,
 size, modification time); before every access :meth:`ArchiveFile.problem` compares it
 with the descriptor (a changed size or time: changed in place, its mapping is unsafe)
 and with the path (missing, another inode, unreadable: the operator's file is no longer
-the one served). That costs a few microseconds of system calls
-(``scripts/bench_archive_check.py``). A file changed between the check and the read
-cannot be caught this way; README, "Archive faults", says so and how to update safely.
+the one served); between the calls of a longer job :meth:`ArchiveFile.changed` looks at
+the descriptor only, which is what keeps the mapping safe. That costs a few
+microseconds of system calls (``scripts/bench_archive_check.py``). A file changed between
+the check and the read cannot be caught this way; README, "Archive faults", says so and
+how to update safely.
 
 libzim and Xapian open the archive through ``/proc/self/fd/<descriptor>`` where that
 exists, so they map exactly the file whose identity is kept even if the path changes
@@ -89,8 +91,9 @@ class ArchiveFile:
         self.source = by_descriptor if os.path.exists(by_descriptor) else path
         """Where libzim and Xapian open the archive: the very file held open."""
 
-    def problem(self) -> FileProblem | None:
-        """None while the file is unchanged and still the one at the path."""
+    def changed(self) -> FileProblem | None:
+        """None while the file held open is unchanged: its mapping is safe to read (one
+        ``fstat``; a path that names another file now does not make it unsafe)."""
         try:
             now = FileIdentity.of(os.fstat(self._descriptor))
         except OSError as exc:
@@ -104,6 +107,14 @@ class ArchiveFile:
                 f"{self.path}: {was.size} -> {now.size} bytes, "
                 f"modified {(now.mtime_ns - was.mtime_ns) / 1e9:+.3f} s",
             )
+        return None
+
+    def problem(self) -> FileProblem | None:
+        """None while the file is unchanged and still the one at the path."""
+        changed = self.changed()
+        if changed is not None:
+            return changed
+        was = self.identity
         at_path = look(self.path)
         if isinstance(at_path, FileProblem):
             return at_path

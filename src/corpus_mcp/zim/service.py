@@ -125,22 +125,24 @@ class ArchiveService:
         return None if outage is None else outage.reason
 
     def enter(self) -> ZimReader:
-        """The reader, once its file is checked: called right before archive work, in
-        the worker thread that does it."""
+        """The reader, once its file is checked (unchanged, still the one at the path):
+        called right before archive work, in the worker thread that does it."""
         reader = self._reader
         if reader is None:
             raise self._unavailable()
-        self.verify(reader)
+        self._check(reader, reader.handle.problem())
         return reader
 
     def verify(self, reader: ZimReader) -> None:
-        """Raise :class:`ArchiveUnavailable` unless ``reader`` is still served and its
-        file unchanged: between the archive calls of a longer job."""
-        if reader is not self._reader:
-            raise self._unavailable()
-        problem = reader.handle.problem()
+        """Raise :class:`ArchiveUnavailable` unless ``reader`` is still served and the
+        file it maps unchanged: between the archive calls of a longer job (the path was
+        looked at when it began)."""
+        self._check(reader, reader.handle.changed())
+
+    def _check(self, reader: ZimReader, problem: FileProblem | None) -> None:
         if problem is not None:
             self._retire(reader, problem)
+        if reader is not self._reader:  # retired now, or earlier (maybe replaced since)
             raise self._unavailable()
 
     def check_file(self) -> None:
