@@ -203,3 +203,13 @@ async def test_a_failing_check_is_logged_and_the_others_still_checked(
     [failure] = [r for r in caplog.records if r.levelno == logging.ERROR]
     assert failure.getMessage() == "library first: checking its archive failed"
     assert failure.exc_info is not None
+
+
+async def test_a_fault_found_by_a_fetch(corpus: Corpus) -> None:
+    """No check has run since the file changed: the fetch's own access finds it."""
+    os.truncate(served(corpus, "devdocs_cpp"), 100)
+    with pytest.raises(CorpusError) as caught:
+        await corpus.fetch("corpus://devdocs_cpp/cpp/container/list", None)
+    assert caught.value.code == "library_unavailable"
+    assert caught.value.details["reason"] == TRUNCATED
+    assert corpus.unavailable_libraries == {"devdocs_cpp": TRUNCATED}
