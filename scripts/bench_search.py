@@ -245,7 +245,7 @@ async def hanging_archive_cost(corpus: Corpus, qs: list[str], name: str) -> tupl
     release = threading.Event()
     original = library.service
     library.service = ArchiveService(
-        HangingReader(original.reader, release), trio.CapacityLimiter(8)
+        HangingReader(original.reader, release), trio.CapacityLimiter(8), library=name
     )
     hanging: list[float] = []
     corpus.hits_cache.clear()

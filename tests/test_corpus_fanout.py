@@ -67,6 +67,16 @@ def _info(name: str) -> ArchiveInfo:
     )
 
 
+class UnchangingFile:
+    """A fake archive's file: it never changes, so every identity check passes."""
+
+    def problem(self) -> None:
+        return None
+
+    def changed(self) -> None:
+        return None
+
+
 class FakeReader:
     """Answers like ZimReader over three tiny articles; ``mode`` makes it fail or block.
 
@@ -105,6 +115,7 @@ class FakeReader:
                 if not self.inside:
                     self.left.set()
 
+    handle = UnchangingFile()
     # No index read directly: the search goes through libzim's calls below.
     fulltext_index = None
     title_index = None
@@ -182,7 +193,9 @@ class Fixture:
         )
         self.readers = readers
         self.shared = trio.CapacityLimiter(settings.search_workers)
-        self.services = [ArchiveService(cast(ZimReader, r), self.shared) for r in readers]
+        self.services = [
+            ArchiveService(cast(ZimReader, r), self.shared, library=r.info.name) for r in readers
+        ]
         libraries = [
             Library(r.info.name, cast(Any, FakeAdapter()), s)
             for r, s in zip(readers, self.services, strict=True)

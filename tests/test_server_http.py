@@ -349,6 +349,7 @@ async def test_descriptions_teach_the_workflow_and_the_errors(served: Served) ->
             "invalid_ref",
             "not_found",
             "section_not_found",
+            "library_unavailable",
             "internal_error",
         ):
             assert code in description

@@ -1,7 +1,11 @@
-"""ArchiveService under trio: the per-archive lock outlives abandoned calls, tokens never leak."""
+"""ArchiveService under trio: the per-archive lock outlives abandoned calls, tokens never
+leak, and a reader whose file changed is retired and replaced once the file is sound."""
 
 from __future__ import annotations
 
+import logging
+import os
+import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,7 +14,16 @@ import pytest
 import trio
 import trio.testing
 
-from corpus_mcp.zim import ArchiveService, ChainedLimiter, ZimReader, stop_if_abandoned
+from corpus_mcp.zim import (
+    ArchiveService,
+    ArchiveUnavailable,
+    ChainedLimiter,
+    ZimReader,
+    stop_if_abandoned,
+)
+from corpus_mcp.zim import service as service_module
+from corpus_mcp.zim.identity import CHANGED, DELETED, REPLACED, TRUNCATED, FileProblem
+from corpus_mcp.zim.service import FAILS_CHECK, NOT_AN_ARCHIVE, OTHER_FAMILY
 
 MINI_2020 = "wikipedia_en_ray_charles_mini_2020-03.zim"
 
@@ -28,7 +41,7 @@ class Gate:
         self.started = threading.Event()
         self.released = threading.Event()
 
-    def __call__(self) -> str:
+    def __call__(self, reader: ZimReader | None = None) -> str:
         self.started.set()
         self.released.wait()
         return self.result
@@ -101,11 +114,12 @@ async def test_cancelled_wait_for_shared_token_gives_the_archive_back() -> None:
 
 
 async def test_run_calls_the_reader_in_a_worker_thread(reader: ZimReader) -> None:
-    service = ArchiveService(reader, trio.CapacityLimiter(2))
+    service = ArchiveService(reader, trio.CapacityLimiter(2), library="rc")
     assert service.info is reader.info
 
-    def resolve_in_thread() -> tuple[str, int]:
-        return reader.resolve("Charles,_Ray").path, threading.get_ident()
+    def resolve_in_thread(checked: ZimReader) -> tuple[str, int]:
+        assert checked is reader  # the reader served, once its file is checked
+        return checked.resolve("Charles,_Ray").path, threading.get_ident()
 
     path, thread = await service.run(resolve_in_thread)
     assert path == "Ray_Charles"
@@ -119,11 +133,11 @@ def test_stop_if_abandoned_does_nothing_outside_a_worker_thread() -> None:
 async def test_stop_if_abandoned_stops_a_worker_whose_caller_gave_up(
     reader: ZimReader, gates: list[Gate]
 ) -> None:
-    service = ArchiveService(reader, trio.CapacityLimiter(2))
+    service = ArchiveService(reader, trio.CapacityLimiter(2), library="rc")
     gate = new_gate(gates)
     steps: list[str] = []
 
-    def job() -> None:
+    def job(reader: ZimReader) -> None:
         gate()
         steps.append("first libzim call")
         stop_if_abandoned()
@@ -144,7 +158,10 @@ async def test_abandoned_call_keeps_archive_locked_until_thread_finishes(
     reader: ZimReader, gates: list[Gate]
 ) -> None:
     shared = trio.CapacityLimiter(2)
-    slow_archive, other_archive = ArchiveService(reader, shared), ArchiveService(reader, shared)
+    slow_archive, other_archive = (
+        ArchiveService(reader, shared, library="rc"),
+        ArchiveService(reader, shared, library="rc"),
+    )
     slow = new_gate(gates)
 
     with trio.CancelScope() as caller:
@@ -157,13 +174,13 @@ async def test_abandoned_call_keeps_archive_locked_until_thread_finishes(
     assert shared.borrowed_tokens == 1
 
     # Other archives still answer, using the remaining global token.
-    assert await other_archive.run(lambda: "other") == "other"
+    assert await other_archive.run(lambda _: "other") == "other"
     assert shared.borrowed_tokens == 1
 
     results: list[str] = []
 
     async def next_call() -> None:
-        results.append(await slow_archive.run(lambda: "next"))
+        results.append(await slow_archive.run(lambda _: "next"))
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(next_call)
@@ -180,12 +197,12 @@ async def test_abandoned_call_keeps_archive_locked_until_thread_finishes(
 
 async def test_cancelled_queued_call_never_runs(reader: ZimReader, gates: list[Gate]) -> None:
     shared = trio.CapacityLimiter(2)
-    service = ArchiveService(reader, shared)
+    service = ArchiveService(reader, shared, library="rc")
     slow = new_gate(gates)
     ran: list[str] = []
 
     async def queued_call() -> None:
-        await service.run(lambda: ran.append("queued"))
+        await service.run(lambda _: ran.append("queued"))
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(service.run, slow)
@@ -206,12 +223,15 @@ async def test_global_pool_bounds_threads_across_archives(
     reader: ZimReader, gates: list[Gate]
 ) -> None:
     shared = trio.CapacityLimiter(1)
-    first, second = ArchiveService(reader, shared), ArchiveService(reader, shared)
+    first, second = (
+        ArchiveService(reader, shared, library="rc"),
+        ArchiveService(reader, shared, library="rc"),
+    )
     slow = new_gate(gates)
     results: list[str] = []
 
     async def call_second() -> None:
-        results.append(await second.run(lambda: "second"))
+        results.append(await second.run(lambda _: "second"))
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(first.run, slow)
@@ -230,11 +250,203 @@ async def test_global_pool_bounds_threads_across_archives(
 
 async def test_exception_in_call_releases_tokens(reader: ZimReader) -> None:
     shared = trio.CapacityLimiter(1)
-    service = ArchiveService(reader, shared)
+    service = ArchiveService(reader, shared, library="rc")
 
-    def fail() -> None:
+    def fail(reader: ZimReader) -> None:
         raise ValueError("inside libzim")
 
     with pytest.raises(ValueError, match="inside libzim"):
         await service.run(fail)
     assert (service.lock.borrowed_tokens, shared.borrowed_tokens) == (0, 0)
+
+
+# -- archive faults: retiring and reopening -----------------------------------------------------
+
+
+@pytest.fixture
+def archive(demo_archives: dict[str, Path], tmp_path: Path) -> Path:
+    """A served copy of the demo Wikipedia archive, free to break."""
+    copy = tmp_path / "served" / "wikipedia.zim"
+    copy.parent.mkdir()
+    shutil.copyfile(demo_archives["wikipedia"], copy)
+    return copy
+
+
+def write_in_place(target: Path, data: bytes) -> None:
+    """What ``cp`` does to ``target``: the same inode, emptied, then written."""
+    with target.open("wb") as writing:
+        writing.write(data)
+
+
+@pytest.fixture(autouse=True)
+def zim_log_at_info(caplog: pytest.LogCaptureFixture) -> None:
+    """The service's info lines (a library still unavailable, available again)."""
+    caplog.set_level(logging.INFO, logger="corpus_mcp.zim")
+
+
+def zim_records(caplog: pytest.LogCaptureFixture) -> list[tuple[int, str]]:
+    return [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "corpus_mcp.zim"]
+
+
+async def test_a_changed_file_retires_the_reader_with_one_warning(
+    archive: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    reader = ZimReader(archive)
+    shared = trio.CapacityLimiter(2)
+    service = ArchiveService(reader, shared, library="wiki")
+    assert await service.run(lambda checked: checked.info.uuid) == reader.info.uuid
+    size = archive.stat().st_size
+    os.truncate(archive, size // 2)
+    touched: list[ZimReader] = []
+    for _ in range(2):
+        with pytest.raises(ArchiveUnavailable) as caught:
+            await service.run(touched.append)
+        assert caught.value.library == "wiki"
+        assert caught.value.reason == TRUNCATED
+        assert str(caught.value) == "library 'wiki' is unavailable: archive file truncated"
+    assert touched == []  # the mapping of the changed file was never reached
+    assert zim_records(caplog) == [
+        (
+            logging.WARNING,
+            f"library wiki unavailable: archive file truncated ({archive}: {size} -> "
+            f"{size // 2} bytes); left out until a sound archive is at its path",
+        )
+    ]
+    assert service.unavailable == TRUNCATED
+    assert service.info is reader.info  # still known, for the cache keys and the log
+    with pytest.raises(ArchiveUnavailable):
+        _ = service.reader
+    assert (service.lock.borrowed_tokens, shared.borrowed_tokens) == (0, 0)
+
+
+async def test_reopen_waits_for_a_file_that_stays_the_same(
+    archive: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    pristine = archive.read_bytes()
+    service = ArchiveService(ZimReader(archive), trio.CapacityLimiter(1), library="wiki")
+    archive.unlink()
+    service.check_file()
+    assert service.unavailable == DELETED
+    assert service.reopen(direct_index=True, check=False) is None
+    write_in_place(archive, pristine[:1000])  # a copy in progress
+    assert service.reopen(direct_index=True, check=False) is None  # first seen
+    write_in_place(archive, pristine)
+    assert service.reopen(direct_index=True, check=False) is None  # changed since
+    assert service.unavailable == DELETED  # nothing opened yet, nothing new to say
+    reopened = service.reopen(direct_index=True, check=False)
+    assert reopened is not None
+    assert reopened.handle.identity.inode == archive.stat().st_ino
+    service.restore(reopened)
+    assert service.unavailable is None
+    assert service.enter() is reopened
+    assert service.info is reopened.info
+    [retired, restored] = zim_records(caplog)
+    assert retired[0] == logging.WARNING
+    assert "library wiki unavailable: archive file deleted" in retired[1]
+    assert restored == (
+        logging.INFO,
+        f"library wiki available again: {archive} ({len(pristine)} bytes, "
+        f"uuid {reopened.info.uuid})",
+    )
+
+
+async def test_a_reader_retired_then_replaced_is_never_let_back_in(archive: Path) -> None:
+    pristine = archive.read_bytes()
+    first = ZimReader(archive)
+    service = ArchiveService(first, trio.CapacityLimiter(1), library="wiki")
+    os.truncate(archive, 100)
+    with pytest.raises(ArchiveUnavailable):
+        service.verify(first)
+    write_in_place(archive, pristine)
+    while (second := service.reopen(direct_index=True, check=False)) is None:
+        pass
+    service.restore(second)
+    with pytest.raises(ArchiveUnavailable) as caught:
+        service.verify(first)  # a job that began before the fault, still going
+    assert caught.value.reason == REPLACED
+    service.verify(second)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        ("junk", NOT_AN_ARCHIVE, "Zim file(s) is of bad size or corrupted."),
+        ("devdocs_python", OTHER_FAMILY, "a devdocs archive (scraper devdocs2zim"),
+    ],
+    ids=["not-an-archive", "another-family"],
+)
+async def test_reopen_refuses_what_the_library_cannot_serve(
+    archive: Path,
+    demo_archives: dict[str, Path],
+    caplog: pytest.LogCaptureFixture,
+    case: tuple[str, str, str],
+) -> None:
+    put, reason, detail = case
+    service = ArchiveService(ZimReader(archive), trio.CapacityLimiter(1), library="wiki")
+    if put == "junk":
+        write_in_place(archive, archive.read_bytes()[:5000])
+    else:
+        write_in_place(archive, demo_archives[put].read_bytes())
+    service.check_file()
+    for _ in range(3):
+        assert service.reopen(direct_index=True, check=False) is None
+    assert service.unavailable == reason
+    said = [message for level, message in zim_records(caplog) if level == logging.INFO]
+    [still] = said  # once, not at every check
+    assert still.startswith(f"library wiki still unavailable: {reason} ({archive}: ")
+    assert detail in still
+
+
+async def test_reopen_under_zim_check_refuses_an_archive_failing_it(
+    shared_zims: Path, tmp_path: Path
+) -> None:
+    served = tmp_path / "damaged.zim"
+    shutil.copyfile(shared_zims / "invalid" / "invalid.nonsorted_title_index.zim", served)
+    service = ArchiveService(ZimReader(served), trio.CapacityLimiter(1), library="damaged")
+    rename_copy = tmp_path / "damaged.new"
+    shutil.copyfile(served, rename_copy)
+    os.replace(rename_copy, served)
+    service.check_file()
+    assert service.unavailable == REPLACED
+    assert service.reopen(direct_index=True, check=True) is None
+    assert service.reopen(direct_index=True, check=True) is None
+    assert service.unavailable == FAILS_CHECK
+    assert service.reopen(direct_index=True, check=False) is not None  # it opens
+
+
+async def test_reopen_looks_again_when_the_file_changes_while_it_opens(
+    archive: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service = ArchiveService(ZimReader(archive), trio.CapacityLimiter(1), library="wiki")
+    os.utime(archive, ns=(0, 0))
+    service.check_file()
+    assert service.unavailable == CHANGED
+    assert service.reopen(direct_index=True, check=False) is None
+
+    def touched_while_opening(file: str, *, direct_index: bool) -> ZimReader:
+        os.utime(file, ns=(1, 1))  # between the look and the open
+        return ZimReader(file, direct_index=direct_index)
+
+    monkeypatch.setattr(service_module, "ZimReader", touched_while_opening)
+    assert service.reopen(direct_index=True, check=False) is None
+    monkeypatch.undo()
+    assert service.reopen(direct_index=True, check=False) is not None
+
+
+async def test_two_threads_finding_the_fault_at_once_say_it_once(
+    archive: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reader = ZimReader(archive)
+    service = ArchiveService(reader, trio.CapacityLimiter(1), library="wiki")
+    os.truncate(archive, 100)
+    changed = reader.handle.changed
+
+    def another_thread_retires_it_meanwhile() -> FileProblem | None:
+        monkeypatch.undo()
+        service.check_file()  # the other thread: it retires the reader and says so
+        return changed()
+
+    monkeypatch.setattr(reader.handle, "changed", another_thread_retires_it_meanwhile)
+    with pytest.raises(ArchiveUnavailable):
+        service.verify(reader)
+    assert [level for level, _ in zim_records(caplog)] == [logging.WARNING]

@@ -8,6 +8,7 @@ served from a stale entry. Used from the trio thread only, hence no locking.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 K = TypeVar("K")
@@ -43,6 +44,14 @@ class ByteLRU(Generic[K, V]):
     def clear(self) -> None:
         self._items.clear()
         self.bytes = 0
+
+    def discard_if(self, stale: Callable[[K], bool]) -> int:
+        """Drop every entry whose key is ``stale`` (an archive's, once it is replaced);
+        how many."""
+        keys = [key for key in self._items if stale(key)]
+        for key in keys:
+            self.bytes -= self._items.pop(key)[1]
+        return len(keys)
 
     def put(self, key: K, value: V, size: int) -> None:
         if key in self._items:

@@ -88,6 +88,12 @@ ENV_VARIABLES: tuple[EnvVariable, ...] = (
         "auto",
         "processes parsing documents; auto: one per CPU (none with one CPU); 0: threads",
     ),
+    EnvVariable(
+        "ARCHIVE_RECHECK_SECONDS",
+        "5",
+        "seconds between checks of the archive files (a changed one is left out, a sound one "
+        "is served again)",
+    ),
 )
 _DEFAULTS = {variable.name: variable.default for variable in ENV_VARIABLES}
 #: More parse workers than this only costs memory on any machine this serves.
@@ -144,7 +150,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     max_searches: int = 8
     """Searches computed at once; the others queue for at most a quarter of
     SEARCH_TIMEOUT, then are refused as ``busy``."""
-    """Worker processes parsing documents (0: threads of the server process)."""
+    archive_recheck_seconds: float = 5.0
+    """Seconds between two checks of every archive file: a file changed or gone is found
+    without waiting for a call, and an unavailable library's path is looked at again (a
+    file is served again once two checks in a row see it unchanged)."""
 
 
 class _EnvReader:
@@ -272,6 +281,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         shutdown_timeout=env.seconds("SHUTDOWN_TIMEOUT"),
         parse_workers=env.workers("PARSE_WORKERS"),
         max_searches=env.integer("MAX_SEARCHES"),
+        archive_recheck_seconds=env.seconds("ARCHIVE_RECHECK_SECONDS"),
     )
     if settings.search_limit > settings.search_max_limit:
         env.errors.append(

@@ -8,6 +8,12 @@ out, and the answer says ``partial``. A document's bytes are read in the archive
 thread and parsed in a worker process (:mod:`corpus_mcp.parsing`), then kept in a
 byte-bounded LRU keyed by archive UUID and path; each library's hits for a query are
 remembered the same way, since archives never change while open.
+
+An archive whose file changes or goes away under the server is never read again (see
+:mod:`corpus_mcp.zim.service`): its library is *unavailable*, left out of searches
+(``partial``) and answered ``library_unavailable`` by fetch, until a background check
+(every ARCHIVE_RECHECK_SECONDS) finds a sound archive at its path and serves it, with that
+library's cache entries dropped.
 """
 
 from __future__ import annotations
@@ -35,17 +41,21 @@ from corpus_mcp.parsing import Parsed, ParsePool, open_parse_pool
 from corpus_mcp.ranking.evidence import WEIGHT_SYMBOL, Word, read_evidence, scope_words
 from corpus_mcp.ranking.terms import DocumentTerms
 from corpus_mcp.ranking.text import word_set
-from corpus_mcp.redaction import describe
+from corpus_mcp.redaction import describe, log_failure
 from corpus_mcp.symbols import SymbolTable
 from corpus_mcp.wire import FetchOutput, SearchOutput, SearchResult, SectionRef
 from corpus_mcp.zim import (
     ArchiveInfo,
     ArchiveService,
+    ArchiveUnavailable,
     EntryNotFound,
     RedirectError,
+    ZimError,
     ZimReader,
     open_readers,
 )
+from corpus_mcp.zim.identity import FileProblem
+from corpus_mcp.zim.service import NOT_AN_ARCHIVE
 
 log = logging.getLogger("corpus_mcp.corpus")
 T = TypeVar("T")
@@ -106,6 +116,11 @@ class Library:
     def snapshot(self) -> str | None:
         return self.service.info.snapshot
 
+    def refresh(self, symbols: SymbolTable) -> None:
+        """After the archive was replaced: its symbols, and its scope from its metadata."""
+        self.symbols = symbols
+        self.scope = library_scope(self.name, self.service.info)
+
 
 def library_scope(name: str, info: ArchiveInfo) -> frozenset[str]:
     """What a library is about, in words of its own metadata (configured name, Name,
@@ -165,9 +180,11 @@ class Corpus:
         headings and page titles; the diversity pass spreads libraries.
         """
         normalised = ranking.normalise_query(query)
-        answered = self._answers.get((normalised, limit))
-        if answered is not None:
-            return answered
+        # A remembered answer may name a library that has become unavailable since.
+        if not self.unavailable_libraries:
+            answered = self._answers.get((normalised, limit))
+            if answered is not None:
+                return answered
         # One deadline for the whole search: waiting for a turn, for a walker, the index
         # work and reading the results all count.
         deadline = trio.current_time() + self.settings.search_timeout
@@ -179,7 +196,7 @@ class Corpus:
                 "busy",
                 f"the server is busy (searches running: {busy.running}, waiting: "
                 f"{busy.waiting}); nothing was searched: try again in {busy.retry_after} s",
-                retry_after_seconds=busy.retry_after,
+                retry_after=busy.retry_after,
             ) from None
 
     async def _search(self, normalised: str, limit: int, deadline: float) -> SearchOutput:
@@ -243,8 +260,12 @@ class Corpus:
         """
         hits: dict[str, LibraryHits] = {}
         jobs: list[Job[LibraryHits]] = []
+        unavailable: list[str] = []  # already said in the log, when it became so
         want = max(limit * 3, MIN_CANDIDATES)
         for library in self._libraries.values():
+            if library.service.unavailable:
+                unavailable.append(library.name)
+                continue
             remembered = self._hits.get((library.service.info.uuid, query, limit))
             if remembered is not None:
                 hits[library.name] = remembered
@@ -263,6 +284,8 @@ class Corpus:
             key = (self._libraries[name].service.info.uuid, query, limit)
             self._hits.put(key, found, _hits_weight(found))
         for name, failure in sorted(failures.items()):
+            if self._libraries[name].service.unavailable:
+                continue  # its archive changed during this search: the service said so
             log.warning(
                 "search: library %s %s after %.0f ms (SEARCH_TIMEOUT=%ss): %s",
                 name,
@@ -271,7 +294,7 @@ class Corpus:
                 self.settings.search_timeout,
                 failure.detail if self.settings.log_queries else _redacted(failure),
             )
-        return hits, sorted(failures)
+        return hits, sorted([*failures, *unavailable])
 
     async def _results(
         self,
@@ -323,6 +346,8 @@ class Corpus:
         with trio.move_on_at(deadline) as scope:
             try:
                 out[i] = await self._searchable(library, candidate.hit.path, candidate.hit.title)
+            except ArchiveUnavailable:  # the service logged why
+                failed.append(library.name)
             except Exception as exc:
                 log.warning(
                     "search: reading a result from %s failed: %s",
@@ -366,15 +391,20 @@ class Corpus:
         """The document a ref names, whole or by section ids, within MAX_FETCH_CHARS."""
         name, path = refs.decode(ref, self._libraries, self._disabled)
         library = self._libraries[name]
+        if library.service.unavailable:
+            raise self._unavailable(name, library.service.unavailable)
         # Only canonical content paths are cache keys, and such a path lands on itself
         # with no section: a cached document needs no trip to the archive at all.
         cached = self._documents.get((library.service.info.uuid, path))
         document = cached.document if cached is not None else None
         landing: str | None = None
         if document is None:
-            landed = await self._land(library, path)
-            path, landing = landed.path, landed.section
-            document = await self._document(library, landed.path, landed.title)
+            try:
+                landed = await self._land(library, path)
+                path, landing = landed.path, landed.section
+                document = await self._document(library, landed.path, landed.title)
+            except ArchiveUnavailable as exc:
+                raise self._unavailable(name, exc.reason) from None
         if sections:
             roots = assemble.select_sections(document, sections)
         elif landing and landing in assemble.section_index(document):
@@ -395,10 +425,21 @@ class Corpus:
             truncated=truncated,
         )
 
+    def _unavailable(self, library: str, reason: str) -> CorpusError:
+        seconds = self.settings.archive_recheck_seconds
+        return CorpusError(
+            "library_unavailable",
+            f"library {library!r} is temporarily unavailable ({reason}); retry in "
+            f"{seconds:g} s or later, or search the other libraries",
+            library=library,
+            reason=reason,
+            retry_after=seconds,
+        )
+
     async def _land(self, library: Library, path: str) -> Landed:
-        reader, adapter = library.service.reader, library.adapter
+        adapter = library.adapter
         try:
-            landed = await library.service.run(lambda: land(reader, adapter, path))
+            landed = await library.service.run(lambda reader: land(reader, adapter, path))
         except (EntryNotFound, RedirectError):
             raise _not_found(library.name, path) from None
         if not adapter.is_content(landed.path, landed.mimetype):
@@ -425,8 +466,7 @@ class Corpus:
     async def _read(self, library: Library, path: str, title: str, *, index: bool) -> Parsed:
         """Read a document's bytes (holding its archive only for that), then parse them
         in a worker process (:mod:`corpus_mcp.parsing`)."""
-        reader = library.service.reader
-        entry, content = await library.service.run(lambda: reader.read(path))
+        entry, content = await library.service.run(lambda reader: reader.read(path))
         return await self._parser.parse(
             library.adapter, path, entry.title or title, content, index=index
         )
@@ -468,6 +508,67 @@ class Corpus:
     def answers_cache(self) -> ByteLRU[tuple[str, int], SearchOutput]:
         """Whole answers by query and limit (benchmarks clear it with the hits)."""
         return self._answers
+
+    @property
+    def unavailable_libraries(self) -> dict[str, str]:
+        """Libraries whose archive file changed or went away, and why."""
+        return {
+            name: reason
+            for name, library in self._libraries.items()
+            if (reason := library.service.unavailable)
+        }
+
+    # -- archive faults ---------------------------------------------------------------
+
+    async def watch_archives(self) -> None:
+        """Check every library's archive file every ARCHIVE_RECHECK_SECONDS, for ever.
+
+        A served file that changed is found even when no call comes to touch it; an
+        unavailable library is served again once a sound archive is at its path. One
+        library's failure here is logged and never stops the others' checks.
+        """
+        while True:
+            await trio.sleep(self.settings.archive_recheck_seconds)
+            for library in self._libraries.values():
+                try:
+                    await self.recheck(library.name)
+                except Exception as exc:
+                    log_failure(
+                        log,
+                        exc,
+                        self.settings.log_queries,
+                        "library %s: checking its archive failed",
+                        library.name,
+                    )
+
+    async def recheck(self, name: str) -> bool:
+        """One check of a library's archive file (see :meth:`watch_archives`); True
+        when an unavailable library was served again."""
+        library = self._libraries[name]
+        service = library.service
+        if not service.unavailable:
+            await trio.to_thread.run_sync(service.check_file)
+            return False
+        reopen = partial(
+            _reopen,
+            library,
+            direct_index=self.settings.search_engine == "auto",
+            check=self.settings.zim_check,
+        )
+        reopened = await trio.to_thread.run_sync(reopen)
+        if reopened is None:
+            return False
+        reader, symbols = reopened
+        before = service.info.uuid
+        service.restore(reader)
+        library.refresh(symbols)
+        # Whatever was remembered of the old archive (or of this one before it was
+        # retired) goes: documents and hits by archive, answers by any library.
+        stale = {before, reader.info.uuid}
+        self._documents.discard_if(lambda key: key[0] in stale)
+        self._hits.discard_if(lambda key: key[0] in stale)
+        self._answers.clear()
+        return True
 
 
 @asynccontextmanager
@@ -526,23 +627,51 @@ async def open_corpus(settings: Settings, manifest: Manifest) -> AsyncIterator[C
             Library(
                 lib.name,
                 adapters[lib.name],
-                ArchiveService(readers[lib.name], shared),
+                ArchiveService(readers[lib.name], shared, library=lib.name),
                 symbols[lib.name],
             )
             for lib in manifest.enabled
         ]
         disabled = tuple(lib.name for lib in manifest.libraries if not lib.enabled)
-        yield Corpus(settings, libraries, parser, disabled)
+        corpus = Corpus(settings, libraries, parser, disabled)
+        async with trio.open_nursery() as watching:
+            watching.start_soon(corpus.watch_archives)
+            yield corpus
+            watching.cancel_scope.cancel()
 
 
 def _library_hits(
     library: Library, query: str, want: int, limit: int, checkpoint: Checkpoint
 ) -> LibraryHits:
-    """One library's hits for a query (run by a fan-out walker thread)."""
-    found = collect_hits(
-        library.service.reader, library.adapter, query, want, enough=limit, checkpoint=checkpoint
-    )
+    """One library's hits for a query (run by a fan-out walker thread). The archive's
+    file is checked first and again at every checkpoint, before each further call."""
+    service = library.service
+    reader = service.enter()
+
+    def checked() -> None:
+        checkpoint()
+        service.verify(reader)
+
+    found = collect_hits(reader, library.adapter, query, want, enough=limit, checkpoint=checked)
     return msgspec.structs.replace(found, symbols=_symbol_hits(library, query))
+
+
+def _reopen(
+    library: Library, *, direct_index: bool, check: bool
+) -> tuple[ZimReader, SymbolTable] | None:
+    """A reader of the sound archive back at an unavailable library's path, and its
+    symbols (in a worker thread); None while there is none."""
+    service = library.service
+    reader = service.reopen(direct_index=direct_index, check=check)
+    if reader is None:
+        return None
+    try:
+        return reader, load_symbols(reader, library.adapter)
+    except ZimError as exc:
+        service.still_unavailable(
+            FileProblem(NOT_AN_ARCHIVE, f"{reader.file}: its symbol index: {exc.reason}")
+        )
+        return None
 
 
 def _redacted(failure: Failure) -> str:

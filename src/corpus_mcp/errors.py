@@ -1,15 +1,23 @@
-"""Domain errors: what an agent can get wrong, reported as structured tool results."""
+"""Domain errors: what an agent can get wrong, or must wait out, as structured tool results."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-ErrorCode = Literal["invalid_ref", "not_found", "section_not_found", "invalid_arguments", "busy"]
+ErrorCode = Literal[
+    "invalid_ref",
+    "not_found",
+    "section_not_found",
+    "invalid_arguments",
+    "library_unavailable",
+    "busy",
+]
 
 
 class CorpusError(Exception):
-    """A bad input from the agent, or a refusal it can retry (``busy``). ``payload()`` is
-    the JSON the tool returns.
+    """A bad input from the agent, or what it can retry: a library it cannot use for now
+    (``library_unavailable``), an overloaded server (``busy``). ``payload()`` is the JSON
+    the tool returns.
 
     Messages say what was wrong and what to do instead; they never carry file paths,
     tracebacks or libzim wording.

@@ -28,7 +28,8 @@ class SearchOutput(msgspec.Struct, kw_only=True, gc=False):
     query: str
     results: list[SearchResult]
     partial: bool = False
-    """True when some libraries failed or timed out and are left out."""
+    """True when some libraries failed, timed out or are unavailable (their archive file
+    changed under the server) and are left out; they are named below."""
     unavailable_libraries: list[str] = msgspec.field(default_factory=list)
 
 

@@ -85,7 +85,9 @@ ref from a search result, unchanged.
 - not_found: there is no document at that ref (or it is not a document); search again.
 - section_not_found: a section id is not in this document; retry with ids from \
 `relevant_sections` or `available_sections`, or without `sections`.
-- busy: the server is overloaded and did not search; retry after retry_after_seconds.
+- library_unavailable: that library's archive is being replaced or was damaged on the \
+server; retry after `retry_after` seconds, or use results from the other libraries.
+- busy: the server is overloaded and did not search; retry after `retry_after` seconds.
 - internal_error: the server failed; retry once, then try a different query or ref."""
 
 
@@ -102,8 +104,9 @@ more of those ids to read only the relevant parts (cheaper), or without `section
 read the whole document.
 
 `limit` defaults to {default_limit}; values above {max_limit} are lowered to {max_limit}. \
-`partial: true` means some libraries did not answer in time and are listed in \
-`unavailable_libraries`; the results from the others are still valid. If nothing \
+`partial: true` means some libraries did not answer (too slow, or temporarily \
+unavailable) and are listed in `unavailable_libraries`; the results from the others are \
+still valid. If nothing \
 relevant comes back, rephrase with different or fewer keywords.
 
 {ERROR_HELP}"""

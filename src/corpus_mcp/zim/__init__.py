@@ -1,11 +1,14 @@
 """The ZIM service: the only package that imports libzim.
 
 ``reader`` reads one archive synchronously, ``index`` searches the Xapian databases
-inside it directly (``layout`` finds them in the file), ``service`` calls it from trio
-under the per-archive lock, ``writer`` builds archives (fixtures and the demo corpus).
+inside it directly (``layout`` finds them in the file), ``identity`` tells whether the
+file is still the one opened, ``service`` calls it from trio under the per-archive lock
+(and retires a reader whose file changed), ``writer`` builds archives (fixtures and the
+demo corpus).
 """
 
 from corpus_mcp.zim.errors import (
+    ArchiveUnavailable,
     EntryNotFound,
     RedirectError,
     ZimError,
@@ -35,6 +38,7 @@ __all__ = [
     "MAX_REDIRECT_HOPS",
     "ArchiveInfo",
     "ArchiveService",
+    "ArchiveUnavailable",
     "ChainedLimiter",
     "EntryNotFound",
     "Family",

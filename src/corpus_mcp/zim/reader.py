@@ -32,6 +32,7 @@ from corpus_mcp.zim.errors import (
     ZimOpenError,
     normalise_path,
 )
+from corpus_mcp.zim.identity import ArchiveFile
 from corpus_mcp.zim.index import NO_INDEXES, FulltextIndex, TitleIndex, open_indexes
 
 Family = Literal["mediawiki", "devdocs", "stackexchange"]
@@ -144,10 +145,27 @@ class ZimReader:
     def __init__(self, path: str | os.PathLike[str], *, direct_index: bool = True) -> None:
         """Open the archive; ``direct_index`` reads its Xapian indexes directly where
         the bindings and the archive allow it (see :mod:`.index`), else every search
-        goes through libzim."""
+        goes through libzim.
+
+        ``handle`` keeps the file open with its identity (:mod:`.identity`); libzim and
+        Xapian open that very file. A file that changes while it is being opened (a copy
+        still in progress) is refused.
+        """
         self.file = os.fspath(path)
         try:
-            self._archive: Any = Archive(self.file)
+            self.handle = ArchiveFile(self.file)
+        except OSError as exc:
+            raise ZimOpenError(exc.strerror or _reason(exc)) from exc
+        try:
+            self._open(direct_index)
+        except BaseException:
+            self.handle.close()
+            raise
+
+    def _open(self, direct_index: bool) -> None:
+        source = self.handle.source
+        try:
+            self._archive: Any = Archive(source)
             self._metadata_keys = frozenset(self._archive.metadata_keys)
         except Exception as exc:  # libzim raises RuntimeError/OSError variants
             raise ZimOpenError(_reason(exc)) from exc
@@ -157,7 +175,10 @@ class ZimReader:
         self._searching = threading.Lock()
         self.info = self._read_info()
         indexed = self.info.has_fulltext_index or self.info.has_title_index
-        self.indexes = open_indexes(self.file) if direct_index and indexed else NO_INDEXES
+        self.indexes = open_indexes(source) if direct_index and indexed else NO_INDEXES
+        problem = self.handle.problem()
+        if problem is not None:
+            raise ZimOpenError(f"{problem.reason} while it was being opened")
 
     @property
     def fulltext_index(self) -> FulltextIndex | None:

@@ -1,0 +1,216 @@
+"""The corpus with a library whose archive file changed: left out of searches, refused by
+fetch, its caches dropped when a sound archive is back (real archives, in-process; the
+background check is driven by hand here, see tests/test_archive_faults.py for a server)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from corpus_mcp.adapters import get_adapter
+from corpus_mcp.config import load_manifest
+from corpus_mcp.corpus import Corpus, Library, open_corpus
+from corpus_mcp.demo import DEMO_LIBRARIES
+from corpus_mcp.errors import CorpusError
+from corpus_mcp.parsing import ParsePool
+from corpus_mcp.zim import ArchiveService, ZimError, ZimReader
+from corpus_mcp.zim.identity import TRUNCATED
+from corpus_mcp.zim.service import NOT_AN_ARCHIVE
+
+from .conftest import settings_for
+
+NEVER = "3600"
+"""ARCHIVE_RECHECK_SECONDS here: the tests call ``recheck`` themselves."""
+
+
+@pytest.fixture
+def corpus_copy(demo_corpus: Path, tmp_path: Path) -> Path:
+    """A copy of the demo corpus, free to break; returns its manifest."""
+    for _, relative, _ in DEMO_LIBRARIES:
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(demo_corpus.parent / relative, tmp_path / relative)
+    manifest = tmp_path / "corpus.toml"
+    shutil.copyfile(demo_corpus, manifest)
+    return manifest
+
+
+@pytest.fixture
+async def corpus(corpus_copy: Path) -> AsyncIterator[Corpus]:
+    settings = settings_for(corpus_copy, ARCHIVE_RECHECK_SECONDS=NEVER, SEARCH_TIMEOUT="60")
+    async with open_corpus(settings, load_manifest(corpus_copy, corpus_copy.parent)) as opened:
+        yield opened
+
+
+def served(corpus: Corpus, name: str) -> Path:
+    return Path(corpus.library(name).service.info.file)
+
+
+async def back_again(corpus: Corpus, name: str) -> None:
+    """Recheck until the library is served again (two checks see the file unchanged)."""
+    for _ in range(3):
+        if await corpus.recheck(name):
+            return
+    pytest.fail(f"{name} was not served again")
+
+
+async def test_a_truncated_library_is_left_out_then_served_again(
+    corpus: Corpus, caplog: pytest.LogCaptureFixture
+) -> None:
+    query = "C3 linearization multiple inheritance"
+    whole = await corpus.search(query, 5)
+    assert "wikipedia" in {result.library for result in whole.results}
+    assert not whole.partial
+    fetched = await corpus.fetch("corpus://wikipedia/C3_linearization", None)
+    uuid = corpus.library("wikipedia").service.info.uuid
+    assert corpus.hits_cache.get((uuid, whole.query, 5)) is not None
+    assert corpus.cache.get((uuid, "C3_linearization")) is not None
+    file = served(corpus, "wikipedia")
+    pristine = file.read_bytes()
+    os.truncate(file, len(pristine) // 2)
+    assert not await corpus.recheck("wikipedia")  # the periodic check finds it
+    assert corpus.unavailable_libraries == {"wikipedia": TRUNCATED}
+
+    for ref in ("corpus://wikipedia/C3_linearization", "corpus://wikipedia/Ray_Charles"):
+        with pytest.raises(CorpusError) as caught:
+            await corpus.fetch(ref, None)
+        assert caught.value.payload() == {
+            "error": "library_unavailable",
+            "message": (
+                "library 'wikipedia' is temporarily unavailable (archive file truncated); "
+                "retry in 3600 s or later, or search the other libraries"
+            ),
+            "library": "wikipedia",
+            "reason": TRUNCATED,
+            "retry_after": 3600.0,
+        }
+    # The remembered answer named the library: it is not given while it is unavailable.
+    left_out = await corpus.search(query, 5)
+    assert left_out.partial
+    assert left_out.unavailable_libraries == ["wikipedia"]
+    assert left_out.results
+    assert "wikipedia" not in {result.library for result in left_out.results}
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    [warning] = warnings  # the service's; no line per search
+    assert warning.startswith("library wikipedia unavailable: archive file truncated")
+
+    file.write_bytes(pristine)  # repaired in place (the same inode)
+    await back_again(corpus, "wikipedia")
+    assert corpus.hits_cache.get((uuid, whole.query, 5)) is None
+    assert corpus.cache.get((uuid, "C3_linearization")) is None
+    assert len(corpus.answers_cache) == 0
+    assert corpus.unavailable_libraries == {}
+    assert await corpus.fetch("corpus://wikipedia/C3_linearization", None) == fetched
+    assert await corpus.search(query, 5) == whole
+
+
+async def test_a_fault_found_during_a_search_is_said_once(
+    corpus: Corpus, caplog: pytest.LogCaptureFixture
+) -> None:
+    file = served(corpus, "devdocs_python")
+    os.truncate(file, 100)
+    for _ in range(2):
+        found = await corpus.search("asyncio task", 5)
+        assert found.unavailable_libraries == ["devdocs_python"]
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("library devdocs_python unavailable: archive file truncated")
+
+
+async def test_a_fault_found_while_results_are_read(
+    corpus: Corpus, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The index search had answered (its hits remembered); the archive changed before
+    the documents were read: the library is left out, said once."""
+    await corpus.search("asyncio task", 5)
+    corpus.answers_cache.clear()
+    corpus.cache.clear()
+    os.truncate(served(corpus, "devdocs_python"), 100)
+    found = await corpus.search("asyncio task", 5)
+    assert found.partial
+    assert found.unavailable_libraries == ["devdocs_python"]
+    assert "devdocs_python" not in {result.library for result in found.results}
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1
+
+
+async def test_a_documentation_library_replaced_gets_its_new_symbols(corpus: Corpus) -> None:
+    library = corpus.library("devdocs_python")
+    file = served(corpus, "devdocs_python")
+    before = library.symbols
+    assert before.lookup([("asyncio.create_task", 1.0)])
+    fresh = file.with_suffix(".new")
+    shutil.copyfile(file, fresh)
+    os.replace(fresh, file)
+    await back_again(corpus, "devdocs_python")
+    assert library.symbols is not before
+    assert library.symbols.lookup([("asyncio.create_task", 1.0)])
+    found = await corpus.search("asyncio.create_task", 3)
+    assert found.results[0].library == "devdocs_python"
+
+
+async def test_an_archive_back_whose_symbols_cannot_be_read_is_not_served(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    file = served(corpus, "devdocs_cpp")
+    fresh = file.with_suffix(".new")
+    shutil.copyfile(file, fresh)
+    os.replace(fresh, file)
+
+    def unreadable(reader: ZimReader, adapter: object) -> None:
+        raise ZimError("entry lookup failed: simulated")
+
+    monkeypatch.setattr("corpus_mcp.corpus.load_symbols", unreadable)
+    for _ in range(3):
+        assert not await corpus.recheck("devdocs_cpp")
+    assert corpus.unavailable_libraries == {"devdocs_cpp": NOT_AN_ARCHIVE}
+    monkeypatch.undo()
+    await back_again(corpus, "devdocs_cpp")
+
+
+async def test_a_failing_check_is_logged_and_the_others_still_checked(
+    demo_archives: dict[str, Path],
+    autojump_clock: trio.testing.MockClock,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    settings = settings_for(demo_archives["wikipedia"], ARCHIVE_RECHECK_SECONDS="5")
+    shared = trio.CapacityLimiter(1)
+    libraries = [
+        Library(name, get_adapter("mediawiki"), ArchiveService(reader, shared, library=name))
+        for name, reader in (
+            ("first", ZimReader(demo_archives["wikipedia"])),
+            ("second", ZimReader(demo_archives["mdwiki"])),
+        )
+    ]
+    corpus = Corpus(settings, libraries, ParsePool.in_threads())
+    checked: list[str] = []
+
+    async def recheck(name: str) -> bool:
+        checked.append(name)
+        if name == "first" and checked.count("first") == 1:
+            raise RuntimeError("simulated failure of the check")
+        return False
+
+    corpus.recheck = recheck  # type: ignore[method-assign]
+    with trio.move_on_after(12):  # two rounds, five seconds apart
+        await corpus.watch_archives()
+    assert checked == ["first", "second", "first", "second"]
+    [failure] = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert failure.getMessage() == "library first: checking its archive failed"
+    assert failure.exc_info is not None
+
+
+async def test_a_fault_found_by_a_fetch(corpus: Corpus) -> None:
+    """No check has run since the file changed: the fetch's own access finds it."""
+    os.truncate(served(corpus, "devdocs_cpp"), 100)
+    with pytest.raises(CorpusError) as caught:
+        await corpus.fetch("corpus://devdocs_cpp/cpp/container/list", None)
+    assert caught.value.code == "library_unavailable"
+    assert caught.value.details["reason"] == TRUNCATED
+    assert corpus.unavailable_libraries == {"devdocs_cpp": TRUNCATED}
