@@ -24,7 +24,6 @@ from __future__ import annotations
 import logging
 import signal
 import socket
-import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, cast
 
@@ -39,6 +38,7 @@ from hypercorn.utils import repr_socket_addr, wrap_app
 
 from corpus_mcp.config import Manifest, Settings
 from corpus_mcp.corpus import open_corpus
+from corpus_mcp.logs import configure_logging, report_startup_failure
 from corpus_mcp.server.app import MCP_PATH, CorpusAPI, CorpusApp, build_app
 from corpus_mcp.server.connections import SHUTTING_DOWN, ConnectionPool, fit_connection_limit
 from corpus_mcp.server.http import CONNECTION_KEY
@@ -302,15 +302,6 @@ async def _serve_until(
     await serve(corpus, settings, task_status=task_status, shutdown_trigger=stop.wait)
 
 
-def configure_logging(level: str) -> None:
-    """One-line records on stderr (stdout stays clean), unless logging is already set up."""
-    logging.basicConfig(
-        level=level.upper(),
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-
-
 def _startup_failure(exc: BaseException) -> BaseException | None:
     """The operator-facing cause inside ``exc`` (possibly nested in exception groups)."""
     if isinstance(exc, OpenFailure | ListenError):
@@ -329,14 +320,14 @@ def run_program(settings: Settings, manifest: Manifest, transport: Transport) ->
     Libraries that cannot be opened, or an address that cannot be bound, are reported
     on stderr in one line that names them; anything else propagates with its traceback.
     """
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format)
     try:
         trio.run(run_corpus, settings, manifest, transport)
     except (OpenFailure, ListenError, BaseExceptionGroup) as exc:
         failure = _startup_failure(exc)
         if failure is None:
             raise
-        print(f"corpus-mcp: {failure}", file=sys.stderr)
+        report_startup_failure(f"corpus-mcp: {failure}", settings.log_format)
         return 1
     return 0
 
