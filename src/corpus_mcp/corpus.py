@@ -20,7 +20,7 @@ from functools import partial
 import msgspec
 import trio
 
-from corpus_mcp import assemble, ranking, refs
+from corpus_mcp import assemble, metrics, ranking, refs
 from corpus_mcp.adapters import Adapter, get_adapter
 from corpus_mcp.cache import ByteLRU
 from corpus_mcp.config import Manifest, Settings
@@ -223,7 +223,7 @@ class Corpus:
                 hits[library.name] = remembered
             else:
                 run = partial(_library_hits, library, query, want, limit)
-                jobs.append(Job(library.name, run))
+                jobs.append(Job(library.name, metrics.timed_search(library.name, run)))
         values, failures = await fan_out(
             jobs,
             deadline=deadline,
@@ -236,6 +236,7 @@ class Corpus:
             key = (self._libraries[name].service.info.uuid, query, limit)
             self._hits.put(key, found, _hits_weight(found))
         for name, failure in sorted(failures.items()):
+            metrics.library_failed(name, failure.kind)
             log.warning(
                 "search: library %s %s after %.0f ms (SEARCH_TIMEOUT=%ss): %s",
                 name,
@@ -287,9 +288,11 @@ class Corpus:
                     library.name,
                     describe(exc, log_queries=self.settings.log_queries),
                 )
+                metrics.library_failed(library.name, "read_error")
                 failed.append(library.name)
         if scope.cancelled_caught:
             log.warning("search: reading a result from %s timed out", library.name)
+            metrics.library_failed(library.name, "read_timeout")
             failed.append(library.name)
 
     def _result(
