@@ -13,7 +13,7 @@ remembered the same way, since archives never change while open.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from functools import partial
 
@@ -425,12 +425,22 @@ class Corpus:
 
 
 @asynccontextmanager
-async def open_corpus(settings: Settings, manifest: Manifest) -> AsyncIterator[Corpus]:
+async def open_corpus(
+    settings: Settings,
+    manifest: Manifest,
+    *,
+    reuse: Mapping[str, Library] | None = None,
+    archive_limiter: trio.CapacityLimiter | None = None,
+) -> AsyncIterator[Corpus]:
     """Open every enabled archive (all or nothing, optionally checked), then serve.
 
     Raises :class:`corpus_mcp.zim.OpenFailure` naming every library that failed.
+    A reload (:mod:`corpus_mcp.live`) passes the libraries whose archive has not changed
+    in ``reuse``, taken as they are (reader, lock, symbols), and the ``archive_limiter``
+    they already share, so that every corpus alive keeps one global pool of archive calls.
     """
-    files = {lib.name: lib.file for lib in manifest.enabled}
+    reused = dict(reuse or {})
+    files = {lib.name: lib.file for lib in manifest.enabled if lib.name not in reused}
 
     def progress(library: str, message: str) -> None:
         log.info("library %s: %s", library, message)
@@ -455,9 +465,10 @@ async def open_corpus(settings: Settings, manifest: Manifest) -> AsyncIterator[C
         return readers, symbols
 
     readers, symbols = await trio.to_thread.run_sync(open_all)
-    shared = trio.CapacityLimiter(settings.search_workers)
+    shared = archive_limiter or trio.CapacityLimiter(settings.search_workers)
     libraries = [
-        Library(
+        reused.get(lib.name)
+        or Library(
             lib.name,
             adapters[lib.name],
             ArchiveService(readers[lib.name], shared),

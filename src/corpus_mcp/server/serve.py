@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import signal
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, cast
 
 import trio
@@ -37,7 +37,7 @@ from hypercorn.typing import ConnectionState
 from hypercorn.utils import repr_socket_addr, wrap_app
 
 from corpus_mcp.config import Manifest, Settings
-from corpus_mcp.corpus import open_corpus
+from corpus_mcp.live import LiveCorpus, open_live_corpus
 from corpus_mcp.logs import configure_logging, report_startup_failure
 from corpus_mcp.server.app import MCP_PATH, CorpusAPI, CorpusApp, build_app
 from corpus_mcp.server.connections import SHUTTING_DOWN, ConnectionPool, fit_connection_limit
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("corpus_mcp.server")
 
 SHUTDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+RELOAD_SIGNAL = signal.SIGHUP
 DRAIN_QUIET_SECONDS = 0.5
 """How long a connection idle at shutdown may still bring a request it already sent."""
 FLUSH_SECONDS = LINGER_SECONDS
@@ -270,17 +271,31 @@ async def run_corpus(settings: Settings, manifest: Manifest, transport: Transpor
     """Open the corpus (all archives, checked), then serve it with ``transport``.
 
     Signals are watched from the start: one arriving during a long ZIM_CHECK means the
-    server never starts. The transport runs inside the corpus context, so the corpus is
-    closed only after the transport has finished (in-flight calls included).
+    server never starts. SIGHUP reloads the corpus (:mod:`corpus_mcp.live`); one arriving
+    while the archives open is kept for afterwards (by default it would end the process).
+    The transport runs inside the corpus context, so the corpus is closed only after the
+    transport has finished (in-flight calls included).
     """
     stop = trio.Event()
-    async with trio.open_nursery() as signals:
-        await signals.start(stop_on_signals, stop)
-        async with open_corpus(settings, manifest) as corpus:
-            if not stop.is_set():
-                await transport(corpus, settings, stop)
-        signals.cancel_scope.cancel()
+    with trio.open_signal_receiver(RELOAD_SIGNAL) as hangups:
+        async with trio.open_nursery() as signals:
+            await signals.start(stop_on_signals, stop)
+            async with open_live_corpus(settings, manifest) as live:
+                if not stop.is_set():
+                    async with trio.open_nursery() as serving:
+                        serving.start_soon(reload_on_hangups, live, hangups)
+                        await transport(live, settings, stop)
+                        serving.cancel_scope.cancel()
+            signals.cancel_scope.cancel()
     log.info("stopped")
+
+
+async def reload_on_hangups(live: LiveCorpus, hangups: AsyncIterator[int]) -> None:
+    """Reload the corpus on each SIGHUP, one reload at a time (several signals arriving
+    during a reload make one more)."""
+    async for _ in hangups:
+        log.info("received SIGHUP: reloading the corpus")
+        await live.reload()
 
 
 async def serve_http(corpus: CorpusAPI, settings: Settings, stop: trio.Event) -> None:
