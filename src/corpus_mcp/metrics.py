@@ -41,10 +41,10 @@ TOOLS: Final = ("search", "fetch")
 OUTCOMES: Final = ("ok", *get_args(ErrorCode), "internal_error")
 """A tool call's outcome: ``ok``, an error code an agent can cause, or ``internal_error``."""
 FAILURE_KINDS: Final = ("raised", "stalled", "stuck", "late", "read_error", "read_timeout")
-"""Why a library was left out of an answer: its index search raised, stalled, was still
-stuck in an earlier search, or was not reached before the deadline (corpus_mcp.fanout);
-or reading one of its results failed or timed out. All but ``raised`` and
-``read_error`` are timeouts."""
+"""Why a library failed a search: its index search raised, stalled, was still stuck in
+an earlier search, or was not reached before the deadline (corpus_mcp.fanout; once per
+search); or reading one of its results failed or timed out (once per document). All but
+``raised`` and ``read_error`` are timeouts; each leaves the answer ``partial``."""
 RELOAD_OUTCOMES: Final = (
     "swapped",
     "unchanged",
@@ -111,8 +111,9 @@ _LIBRARY_SECONDS = Histogram(
 )
 _LIBRARY_FAILURES = Counter(
     "corpus_mcp_library_failures",
-    "Libraries left out of a search answer, by kind: raised, stalled, stuck, late "
-    "(index search) or read_error, read_timeout (reading a result).",
+    "A library's failures during searches, by kind: raised, stalled, stuck, late (its "
+    "index search, once per search) or read_error, read_timeout (reading a result, once "
+    "per document).",
     ["library", "kind"],
     registry=REGISTRY,
 )
@@ -161,7 +162,7 @@ def timed_search(library: str, run: Callable[P, T]) -> Callable[P, T]:
 
 
 def library_failed(library: str, kind: str) -> None:
-    """A library was left out of a search answer (``kind``: see :data:`FAILURE_KINDS`)."""
+    """A library failed a search (``kind``: see :data:`FAILURE_KINDS`)."""
     _LIBRARY_FAILURES.labels(library, kind).inc()
 
 
