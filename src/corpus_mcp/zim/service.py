@@ -117,6 +117,7 @@ def open_readers(
     """
     readers: dict[str, ZimReader] = {}
     failures: dict[str, str] = {}
+    reader: ZimReader | None = None
     for name, file in files.items():
         try:
             reader = ZimReader(file, direct_index=direct_index)
@@ -133,5 +134,9 @@ def open_readers(
                 progress(name, "check passed")
         readers[name] = reader
     if failures:
+        # All or nothing: the archives that did open are let go here, since the
+        # exception's traceback holds this frame for as long as anyone holds it.
+        readers.clear()
+        reader = None
         raise OpenFailure(failures)
     return readers
