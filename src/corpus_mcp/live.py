@@ -287,15 +287,19 @@ class LiveCorpus:
             self._alive.append(generation)
             try:
                 task_status.started(generation)
-                # The task status keeps the value it was started with for as long as this
-                # frame holds it, which would keep every archive of the generation open.
-                del task_status
                 await generation.drained.wait()
             finally:
                 self._alive.remove(generation)
                 self._count_lookups(generation.corpus)
         released = len(generation.archives() - _archives(self._alive))
-        del generation, corpus  # the last references to what it alone had open
+        # Collected by a task of its own: this frame (its arguments, the task status)
+        # holds the generation's libraries until the task has ended.
+        self._nursery.start_soon(self._closed, number, released)
+
+    async def _closed(self, number: int, released: int) -> None:
+        """Generation ``number`` has closed: the archives it alone had are unreachable
+        now, and their index objects, which sit in reference cycles, are collected (their
+        files close) rather than left to some later collection."""
         if released:
             gc.collect()
             log.info(
