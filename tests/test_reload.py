@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import shutil
 import signal
 import time
@@ -405,8 +406,10 @@ async def test_swaps_under_load_fail_no_call_and_leak_no_descriptor(
         scraped = metrics_text(server.port)
         assert server.stop() == 0
 
+    in_flight = re.findall(r"closes after its (\d+) calls in flight", server.stderr)
     print(
-        f"\nswaps under load: {len(swaps)} ({', '.join(swaps)}); calls: {dict(load.calls)}; "
+        f"\nswaps under load: {len(swaps)} ({', '.join(swaps)}); calls in flight at each "
+        f"swap: {', '.join(in_flight)}; calls: {dict(load.calls)}; "
         f"failed calls: {len(load.failures)}; descriptors: {sum(before.values())} before, "
         f"{sum(after.values())} after (archives: {sum(archives_before.values())} before)"
     )
