@@ -32,7 +32,7 @@ from corpus_mcp import metrics
 from corpus_mcp.config import load_manifest
 from corpus_mcp.demo import DEMO_LIBRARIES
 from corpus_mcp.errors import CorpusError
-from corpus_mcp.live import LiveCorpus, open_live_corpus
+from corpus_mcp.live import LiveCorpus, identify, open_live_corpus
 
 from .conftest import settings_for
 from .server_process import STARTUP_GUARD_SECONDS, ServerProcess, running_server
@@ -457,3 +457,50 @@ def test_sighup_reloads_a_stdio_server(demo_archives: dict[str, Path], tmp_path:
     assert "Libraries served: wikipedia, mdwiki." in search["description"]
     assert "mdwiki" in {r["library"] for r in after}
     assert "generation 1 closed" in server.stderr
+
+
+# -- bugs never take the serving corpus down -------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["reading corpus.toml", "opening the corpus"])
+async def test_a_bug_during_a_reload_leaves_the_old_corpus_serving(
+    demo_archives: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    where: str,
+) -> None:
+    manifest = corpus_folder(tmp_path, demo_archives, ["wikipedia"])
+    settings = settings_for(manifest)
+    async with open_live_corpus(settings, load_manifest(manifest, tmp_path)) as live:
+        first = live.current
+        write_manifest(tmp_path, {"wikipedia": "devdocs"})  # a change, so it would swap
+
+        def bug(*args: object, **kwargs: object) -> Any:
+            raise RuntimeError("simulated bug")
+
+        target = "load_manifest" if where == "reading corpus.toml" else "open_corpus"
+        monkeypatch.setattr(f"corpus_mcp.live.{target}", bug)
+        with counting_reloads() as counted:
+            done = await live.reload()
+        assert (done.outcome, counted()) == ("internal_error", {"internal_error": 1})
+        assert done.reason == "RuntimeError: simulated bug"
+        assert live.current is first
+        assert await a_result(live, "Ray Charles", "wikipedia")
+    assert f"reload: {where} failed" in caplog.text
+    assert "Traceback" in caplog.text  # a bug is logged with where it happened
+
+
+def test_a_file_that_cannot_be_read_has_no_identity(tmp_path: Path) -> None:
+    assert identify(tmp_path / "missing.zim") is None
+    (tmp_path / "here.zim").write_bytes(b"x")
+    found = identify(tmp_path / "here.zim")
+    assert found is not None
+    assert found.size == 1
+
+
+async def test_nothing_is_served_before_the_first_generation_is_open() -> None:
+    async with trio.open_nursery() as nursery:
+        live = LiveCorpus(settings_for(Path("/nonexistent/corpus.toml")), nursery)
+        with pytest.raises(RuntimeError, match="no corpus is open yet"):
+            _ = live.libraries
