@@ -186,7 +186,7 @@ class LiveCorpus:
             except ConfigError as exc:
                 return self._failed("invalid_manifest", str(exc))
             except Exception as exc:  # a bug must not take the serving corpus down
-                return self._bug(exc, "reading corpus.toml")
+                return self._failed("internal_error", self._bug(exc, "reading corpus.toml"))
             if manifest == current.manifest and identities == current.identities:
                 log.info(
                     "reload: corpus.toml and the archives are unchanged; generation %d "
@@ -240,8 +240,7 @@ class LiveCorpus:
         except OpenFailure as exc:
             return "archive_failed", str(exc)
         except Exception as exc:  # a bug must not take the serving corpus down
-            log_failure(log, exc, self._settings.log_queries, "reload: opening the corpus failed")
-            return "internal_error", describe(exc, log_queries=self._settings.log_queries)
+            return "internal_error", self._bug(exc, "opening the corpus")
         return generation
 
     def _read_manifest(self) -> tuple[Manifest, dict[str, FileIdentity | None]]:
@@ -250,9 +249,10 @@ class LiveCorpus:
         manifest = load_manifest(self._settings.corpus_config, self._settings.corpus_root)
         return manifest, _identities(manifest)
 
-    def _bug(self, exc: Exception, doing: str) -> Reload:
+    def _bug(self, exc: Exception, doing: str) -> str:
+        """Log a bug met while ``doing`` with its traceback; the reason a reload gives."""
         log_failure(log, exc, self._settings.log_queries, "reload: %s failed", doing)
-        return self._failed("internal_error", describe(exc, log_queries=self._settings.log_queries))
+        return describe(exc, log_queries=self._settings.log_queries)
 
     def _failed(self, outcome: str, reason: str) -> Reload:
         current = self.current
