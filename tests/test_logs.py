@@ -16,20 +16,12 @@ import pytest
 from corpus_mcp.logs import FIELDS, JsonFormatter, report_startup_failure
 
 from .server_process import CORPUS_MCP, free_port, running_server, server_environment
+from .test_server_stdio import call
 
 FAULT_SERVER = Path(__file__).with_name("fault_server.py")
 QUERY = "C3 linearization zebra"
 REF = "corpus://wikipedia/C3_linearization"
 BASE_KEYS = {"time", "level", "logger", "message"}
-
-
-def _call(request_id: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments},
-    }
 
 
 def _records(stderr: str) -> list[dict[str, Any]]:
@@ -43,25 +35,15 @@ def _records(stderr: str) -> list[dict[str, Any]]:
     return records
 
 
-@pytest.fixture
-def wikipedia_only(demo_corpus: Path) -> Path:
-    manifest = demo_corpus.parent / "logs-wikipedia-only.toml"
-    manifest.write_text(
-        'version = 1\n[[library]]\nname = "wikipedia"\n'
-        'path = "wikipedia/wikipedia_en_demo_maxi_2026-05.zim"\nadapter = "mediawiki"\n'
-    )
-    return manifest
-
-
 def _serve_three_calls(manifest: Path, log: Path, env: dict[str, str], argv: list[str]) -> str:
     """A search, a fetch and a fetch of an unknown library; the server's whole stderr."""
     with running_server(manifest, log, env=env, argv=argv) as server:
         headers = {"accept": "application/json", "content-type": "application/json"}
         base = f"http://127.0.0.1:{server.port}"
         with httpx.Client(base_url=base, headers=headers, timeout=60) as http:
-            http.post("/mcp", json=_call(1, "search", {"query": QUERY, "limit": 3}))
-            http.post("/mcp", json=_call(2, "fetch", {"ref": REF}))
-            http.post("/mcp", json=_call(3, "fetch", {"ref": "corpus://nolib/Zebra"}))
+            http.post("/mcp", json=call(1, "search", {"query": QUERY, "limit": 3}))
+            http.post("/mcp", json=call(2, "fetch", {"ref": REF}))
+            http.post("/mcp", json=call(3, "fetch", {"ref": "corpus://nolib/Zebra"}))
         assert server.stop() == 0
     return server.stderr
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -30,6 +29,7 @@ from corpus_mcp.zim import ResolvedEntry
 from .mcp_helpers import error_payload, structured
 from .server_process import running_server
 from .test_corpus_fanout import TIMEOUT, FakeReader, Fixture, _in_background, _stall
+from .test_server_stdio import call
 
 QUERY = "C3 linearization multiple inheritance"
 FAULT_SERVER = Path(__file__).with_name("fault_server.py")
@@ -147,21 +147,17 @@ def test_openmetrics_is_served_to_a_scraper_that_asks_for_it(
 
 
 def test_partial_answers_and_failures_of_a_real_server_are_counted(
-    demo_corpus: Path, tmp_path: Path
+    wikipedia_only: Path, tmp_path: Path
 ) -> None:
-    manifest = demo_corpus.parent / "metrics-wikipedia-only.toml"
-    manifest.write_text(
-        'version = 1\n[[library]]\nname = "wikipedia"\n'
-        'path = "wikipedia/wikipedia_en_demo_maxi_2026-05.zim"\nadapter = "mediawiki"\n'
-    )
+    manifest = wikipedia_only
     argv = [sys.executable, str(FAULT_SERVER)]  # reading any document's bytes fails
     with running_server(manifest, tmp_path / "stderr.log", env=PATIENT, argv=argv) as server:
         base = f"http://127.0.0.1:{server.port}"
         headers = {"accept": "application/json", "content-type": "application/json"}
         with httpx.Client(base_url=base, headers=headers, timeout=60) as http:
-            found = http.post("/mcp", json=_call(1, "search", {"query": QUERY})).json()
+            found = http.post("/mcp", json=call(1, "search", {"query": QUERY})).json()
             fetched = http.post(
-                "/mcp", json=_call(2, "fetch", {"ref": "corpus://wikipedia/C3_linearization"})
+                "/mcp", json=call(2, "fetch", {"ref": "corpus://wikipedia/C3_linearization"})
             ).json()
         response = scrape(server.port)
     assert found["result"]["structuredContent"]["partial"] is True
@@ -175,15 +171,6 @@ def test_partial_answers_and_failures_of_a_real_server_are_counted(
     assert value(found_samples, "corpus_mcp_tool_calls_total", tool="search", outcome="ok") == 1
     internal = {"tool": "fetch", "outcome": "internal_error"}
     assert value(found_samples, "corpus_mcp_tool_calls_total", **internal) == 1
-
-
-def _call(request_id: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments},
-    }
 
 
 # -- what the corpus reports, under the fan-out's test doubles --------------------------

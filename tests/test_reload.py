@@ -17,8 +17,8 @@ import shutil
 import signal
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -133,12 +133,21 @@ async def a_result(live: LiveCorpus, query: str, library: str) -> str:
 # -- the live corpus in-process ---------------------------------------------------------
 
 
+@asynccontextmanager
+async def live_corpus(
+    root: Path, archives: dict[str, Path], names: list[str], **env: str
+) -> AsyncIterator[LiveCorpus]:
+    """A live corpus over copies of ``names`` in ``root`` (its manifest there too)."""
+    manifest = corpus_folder(root, archives, names)
+    settings = settings_for(manifest, **env)
+    async with open_live_corpus(settings, load_manifest(manifest, root)) as live:
+        yield live
+
+
 async def test_a_call_in_flight_finishes_on_the_generation_it_began_on(
     demo_archives: dict[str, Path], tmp_path: Path
 ) -> None:
-    manifest = corpus_folder(tmp_path, demo_archives, ["wikipedia", "mdwiki"])
-    settings = settings_for(manifest)
-    async with open_live_corpus(settings, load_manifest(manifest, tmp_path)) as live:
+    async with live_corpus(tmp_path, demo_archives, ["wikipedia", "mdwiki"]) as live:
         ref = await a_result(live, "diabetes insulin", "mdwiki")
         wikipedia = live.current.corpus.library("wikipedia").service.reader
         with live.current.call() as in_flight:
@@ -168,9 +177,7 @@ async def test_a_call_in_flight_finishes_on_the_generation_it_began_on(
 async def test_changed_archives_are_reopened_and_unchanged_ones_kept(
     demo_archives: dict[str, Path], tmp_path: Path
 ) -> None:
-    manifest = corpus_folder(tmp_path, demo_archives, ["wikipedia", "devdocs_python"])
-    settings = settings_for(manifest)
-    async with open_live_corpus(settings, load_manifest(manifest, tmp_path)) as live:
+    async with live_corpus(tmp_path, demo_archives, ["wikipedia", "devdocs_python"]) as live:
         kept = live.current.corpus.library("devdocs_python").service.reader
         replaced = live.current.corpus.library("wikipedia").service.reader.info.uuid
         assert live.figures().open_archives == 2
@@ -190,9 +197,7 @@ async def test_changed_archives_are_reopened_and_unchanged_ones_kept(
 
 
 async def test_nothing_changed_is_no_swap(demo_archives: dict[str, Path], tmp_path: Path) -> None:
-    manifest = corpus_folder(tmp_path, demo_archives, ["wikipedia"])
-    settings = settings_for(manifest)
-    async with open_live_corpus(settings, load_manifest(manifest, tmp_path)) as live:
+    async with live_corpus(tmp_path, demo_archives, ["wikipedia"]) as live:
         first = live.current
         write_manifest(tmp_path, {"wikipedia": "mediawiki"})  # rewritten, same content
         with counting_reloads() as counted:
@@ -207,9 +212,7 @@ async def test_nothing_changed_is_no_swap(demo_archives: dict[str, Path], tmp_pa
 async def test_the_cache_counters_never_go_back_across_generations(
     demo_archives: dict[str, Path], tmp_path: Path
 ) -> None:
-    manifest = corpus_folder(tmp_path, demo_archives, ["wikipedia", "mdwiki"])
-    settings = settings_for(manifest)
-    async with open_live_corpus(settings, load_manifest(manifest, tmp_path)) as live:
+    async with live_corpus(tmp_path, demo_archives, ["wikipedia", "mdwiki"]) as live:
         await live.search("diabetes insulin", 3)
         await live.search("diabetes insulin", 3)  # remembered
         answers = live.figures().caches["answers"]
@@ -235,12 +238,10 @@ async def test_a_manifest_or_archive_that_fails_leaves_the_old_corpus_serving(
     demo_archives: dict[str, Path], tmp_path: Path, caplog: pytest.LogCaptureFixture, change: str
 ) -> None:
     outcome, reason = FAILING_CHANGES[change]
-    manifest = corpus_folder(tmp_path, demo_archives, ["wikipedia"])
-    settings = settings_for(manifest, ZIM_CHECK="true")
-    async with open_live_corpus(settings, load_manifest(manifest, tmp_path)) as live:
+    async with live_corpus(tmp_path, demo_archives, ["wikipedia"], ZIM_CHECK="true") as live:
         first = live.current
         if change == "syntax":
-            manifest.write_text("version = 1\n[[library]\n")
+            (tmp_path / "corpus.toml").write_text("version = 1\n[[library]\n")
         elif change == "missing":
             write_manifest(tmp_path, {"wikipedia": "mediawiki", "mdwiki": "mediawiki"})
         elif change == "not-a-zim":
@@ -470,9 +471,7 @@ async def test_a_bug_during_a_reload_leaves_the_old_corpus_serving(
     caplog: pytest.LogCaptureFixture,
     where: str,
 ) -> None:
-    manifest = corpus_folder(tmp_path, demo_archives, ["wikipedia"])
-    settings = settings_for(manifest)
-    async with open_live_corpus(settings, load_manifest(manifest, tmp_path)) as live:
+    async with live_corpus(tmp_path, demo_archives, ["wikipedia"]) as live:
         first = live.current
         write_manifest(tmp_path, {"wikipedia": "devdocs"})  # a change, so it would swap
 
