@@ -115,6 +115,17 @@ def full_corpus(demo_corpus: Path) -> Path:
 
 
 @pytest.fixture
+def wikipedia_only(demo_corpus: Path) -> Path:
+    """A manifest serving only the demo's Wikipedia (no other family reads at startup)."""
+    manifest = demo_corpus.parent / "wikipedia-only.toml"
+    manifest.write_text(
+        'version = 1\n[[library]]\nname = "wikipedia"\n'
+        'path = "wikipedia/wikipedia_en_demo_maxi_2026-05.zim"\nadapter = "mediawiki"\n'
+    )
+    return manifest
+
+
+@pytest.fixture
 def unopenable_corpus(tmp_path: Path) -> Path:
     """A manifest whose only library, ``brokenlib``, is a file that is no ZIM archive."""
     (tmp_path / "broken.zim").write_bytes(b"not a ZIM archive" * 8)

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from corpus_mcp.config import load_manifest, load_settings
-from corpus_mcp.server.app import HEALTH_PATH, READY_PATH, allowed_hosts
+from corpus_mcp.server.app import HEALTH_PATH, METRICS_PATH, READY_PATH, allowed_hosts
 from corpus_mcp.server.http import header_allowed
 
 KUBERNETES = Path(__file__).resolve().parents[1] / "deploy" / "kubernetes"
@@ -213,11 +213,22 @@ def test_the_service_names_are_accepted_hosts(overlay: str) -> None:
     service = one(docs, "Service")["metadata"]["name"]
     env = {item["name"]: item for item in container(docs)["env"]}
     assert env["POD_NAMESPACE"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.namespace"
-    expanded = env["MCP_ALLOWED_HOSTS"]["value"].replace("$(POD_NAMESPACE)", namespace)
+    assert env["POD_IP"]["valueFrom"]["fieldRef"]["fieldPath"] == "status.podIP"
+    pod_ip = "10.42.0.17"
+    expanded = (
+        env["MCP_ALLOWED_HOSTS"]["value"]
+        .replace("$(POD_NAMESPACE)", namespace)
+        .replace("$(POD_IP)", pod_ip)
+    )
     settings = load_settings({"MCP_ALLOWED_HOSTS": expanded})
     accepted = allowed_hosts(settings, SERVER_PORT)
     for name in (service, f"{service}.{namespace}.svc", f"{service}.{namespace}.svc.cluster.local"):
         assert header_allowed(f"{name}:{SERVER_PORT}", accepted), name
+    # A Prometheus scraping the pod by its address sends that as the Host.
+    assert header_allowed(f"{pod_ip}:{SERVER_PORT}", accepted)
+    annotations = one(docs, "Deployment")["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["prometheus.io/path"] == METRICS_PATH
+    assert annotations["prometheus.io/port"] == str(SERVER_PORT)
 
 
 @needs_kubectl

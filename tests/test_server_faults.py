@@ -326,17 +326,6 @@ def test_a_client_that_stops_reading_is_cut_off(demo_corpus: Path, tmp_path: Pat
 # -- LOG_QUERIES ----------------------------------------------------------------------
 
 
-@pytest.fixture
-def wikipedia_only(demo_corpus: Path) -> Path:
-    """A manifest serving only the demo's Wikipedia (no other family reads at startup)."""
-    manifest = demo_corpus.parent / "wikipedia-only.toml"
-    manifest.write_text(
-        'version = 1\n[[library]]\nname = "wikipedia"\n'
-        'path = "wikipedia/wikipedia_en_demo_maxi_2026-05.zim"\nadapter = "mediawiki"\n'
-    )
-    return manifest
-
-
 @pytest.mark.parametrize("log_queries", [False, pytest.param(True, marks=pytest.mark.full)])
 def test_internal_errors_are_logged_as_log_queries_allows(
     wikipedia_only: Path, tmp_path: Path, log_queries: bool

@@ -29,6 +29,8 @@ ADAPTERS: tuple[AdapterName, ...] = get_args(AdapterName)
 
 LogLevel = Literal["debug", "info", "warning", "error"]
 LOG_LEVELS: tuple[LogLevel, ...] = get_args(LogLevel)
+LogFormat = Literal["text", "json"]
+LOG_FORMATS: tuple[LogFormat, ...] = get_args(LogFormat)
 SearchEngine = Literal["auto", "libzim"]
 SEARCH_ENGINES: tuple[SearchEngine, ...] = get_args(SearchEngine)
 
@@ -72,6 +74,11 @@ ENV_VARIABLES: tuple[EnvVariable, ...] = (
     EnvVariable("MCP_ALLOWED_ORIGINS", "", "extra Origin values accepted (comma-separated)"),
     EnvVariable("DOCUMENT_CACHE_MB", "64", "memory for parsed documents, in MB"),
     EnvVariable("LOG_LEVEL", "info", "debug, info, warning or error"),
+    EnvVariable(
+        "LOG_FORMAT",
+        "text",
+        "text: one line per record; json: one JSON object per line (log shippers)",
+    ),
     EnvVariable(
         "SEARCH_ENGINE",
         "auto",
@@ -129,6 +136,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     allowed_origins: tuple[str, ...] = ()
     document_cache_bytes: int = 64 * 1_000_000
     log_level: LogLevel = "info"
+    log_format: LogFormat = "text"
+    """``json``: one object per line with time, level, logger, message and the record's
+    fields (a tool call's tool, outcome, duration, counts), for log shippers."""
     search_engine: SearchEngine = "auto"
     """``auto`` reads each archive's Xapian indexes directly (BM25, every word
     optional, the GIL released) where the bindings and the archive allow it; ``libzim``
@@ -255,6 +265,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     """
     env = _EnvReader(os.environ if environ is None else environ)
     log_level: Any = env.choice("LOG_LEVEL", LOG_LEVELS)
+    log_format: Any = env.choice("LOG_FORMAT", LOG_FORMATS)
     search_engine: Any = env.choice("SEARCH_ENGINE", SEARCH_ENGINES)
     settings = Settings(
         corpus_root=env.path("CORPUS_ROOT"),
@@ -273,6 +284,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         allowed_origins=env.items("MCP_ALLOWED_ORIGINS"),
         document_cache_bytes=env.integer("DOCUMENT_CACHE_MB") * 1_000_000,
         log_level=log_level,
+        log_format=log_format,
         search_engine=search_engine,
         max_connections=env.integer("MAX_CONNECTIONS"),
         http_idle_timeout=env.seconds("HTTP_IDLE_TIMEOUT"),

@@ -19,15 +19,15 @@ library's cache entries dropped.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager
 from functools import partial
 from typing import TypeVar, cast
 
 import msgspec
 import trio
 
-from corpus_mcp import assemble, ranking, refs
+from corpus_mcp import assemble, metrics, ranking, refs
 from corpus_mcp.adapters import Adapter, get_adapter
 from corpus_mcp.admission import Admission, Busy
 from corpus_mcp.cache import ByteLRU
@@ -271,7 +271,7 @@ class Corpus:
                 hits[library.name] = remembered
             else:
                 run = partial(_library_hits, library, query, want, limit)
-                jobs.append(Job(library.name, run))
+                jobs.append(Job(library.name, metrics.timed_search(library.name, run)))
         values, failures = await fan_out(
             jobs,
             deadline=deadline,
@@ -286,6 +286,7 @@ class Corpus:
         for name, failure in sorted(failures.items()):
             if self._libraries[name].service.unavailable:
                 continue  # its archive changed during this search: the service said so
+            metrics.library_failed(name, failure.kind)
             log.warning(
                 "search: library %s %s after %.0f ms (SEARCH_TIMEOUT=%ss): %s",
                 name,
@@ -354,9 +355,11 @@ class Corpus:
                     library.name,
                     describe(exc, log_queries=self.settings.log_queries),
                 )
+                metrics.library_failed(library.name, "read_error")
                 failed.append(library.name)
         if scope.cancelled_caught:
             log.warning("search: reading a result from %s timed out", library.name)
+            metrics.library_failed(library.name, "read_timeout")
             failed.append(library.name)
 
     def _result(
@@ -572,18 +575,30 @@ class Corpus:
 
 
 @asynccontextmanager
-async def open_corpus(settings: Settings, manifest: Manifest) -> AsyncIterator[Corpus]:
+async def open_corpus(
+    settings: Settings,
+    manifest: Manifest,
+    *,
+    reuse: Mapping[str, Library] | None = None,
+    archive_limiter: trio.CapacityLimiter | None = None,
+    parser: ParsePool | None = None,
+) -> AsyncIterator[Corpus]:
     """Open every enabled archive (all or nothing, optionally checked), then serve.
 
     Raises :class:`corpus_mcp.zim.OpenFailure` naming every library that failed.
+    A reload (:mod:`corpus_mcp.live`) passes the libraries whose archive has not changed
+    in ``reuse``, taken as they are (reader, lock, symbols), and the ``archive_limiter``
+    they already share, so that every corpus alive keeps one global pool of archive calls,
+    and the ``parser`` pool of worker processes they share (else one is opened, and closed
+    with this corpus).
     """
-    files = {lib.name: lib.file for lib in manifest.enabled}
+    reused = dict(reuse or {})
+    files = {lib.name: lib.file for lib in manifest.enabled if lib.name not in reused}
 
     def progress(library: str, message: str) -> None:
         log.info("library %s: %s", library, message)
 
     adapters = {lib.name: get_adapter(lib.adapter) for lib in manifest.enabled}
-    shared = trio.CapacityLimiter(settings.search_workers)
 
     def open_all() -> tuple[dict[str, ZimReader], dict[str, SymbolTable]]:
         readers = open_readers(
@@ -602,7 +617,12 @@ async def open_corpus(settings: Settings, manifest: Manifest) -> AsyncIterator[C
         symbols = {name: load_symbols(reader, adapters[name]) for name, reader in readers.items()}
         return readers, symbols
 
-    async with open_parse_pool(settings.parse_workers) as parser:
+    async with AsyncExitStack() as stack:
+        if parser is None:
+            parser = await stack.enter_async_context(open_parse_pool(settings.parse_workers))
+            warm_up = parser.warm_up
+        else:
+            warm_up = _nothing
         # The parse workers start while the archives open (each takes a fraction of a
         # second). Each outcome is kept, not raised into the nursery, so the caller gets
         # an OpenFailure as itself rather than inside an exception group.
@@ -616,15 +636,17 @@ async def open_corpus(settings: Settings, manifest: Manifest) -> AsyncIterator[C
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(keep, "archives", partial(trio.to_thread.run_sync, open_all))
-            nursery.start_soon(keep, "workers", parser.warm_up)
+            nursery.start_soon(keep, "workers", warm_up)
         for outcome in outcomes.values():
             if isinstance(outcome, Exception):
                 raise outcome
         readers, symbols = cast(
             tuple[dict[str, ZimReader], dict[str, SymbolTable]], outcomes["archives"]
         )
+        shared = archive_limiter or trio.CapacityLimiter(settings.search_workers)
         libraries = [
-            Library(
+            reused.get(lib.name)
+            or Library(
                 lib.name,
                 adapters[lib.name],
                 ArchiveService(readers[lib.name], shared, library=lib.name),
@@ -638,6 +660,10 @@ async def open_corpus(settings: Settings, manifest: Manifest) -> AsyncIterator[C
             watching.start_soon(corpus.watch_archives)
             yield corpus
             watching.cancel_scope.cancel()
+
+
+async def _nothing() -> None:
+    """The warm-up of a parse pool someone else opened (and warms)."""
 
 
 def _library_hits(

@@ -25,8 +25,8 @@ import trio
 from corpus_mcp.config import Manifest, Settings
 from corpus_mcp.console import render_table, shorten
 from corpus_mcp.corpus import open_corpus
+from corpus_mcp.logs import configure_logging
 from corpus_mcp.server import ToolError, ToolHandlers
-from corpus_mcp.server.serve import configure_logging
 from corpus_mcp.wire import FetchOutput, SearchOutput
 from corpus_mcp.zim import OpenFailure
 
@@ -139,7 +139,7 @@ def run_tool_command(
     err: TextIO = sys.stderr,
 ) -> int:
     """``corpus-mcp search|fetch``: one call, printed; the exit code."""
-    configure_logging(settings.log_level if verbose else "warning")
+    configure_logging(settings.log_level if verbose else "warning", settings.log_format)
     try:
         answer = trio.run(call_tool, settings, manifest, tool, arguments)
     except OpenFailure as exc:

@@ -10,8 +10,8 @@ stays in the server log.
 The ASGI app is the SDK's Streamable HTTP app at ``/mcp`` (stateless, JSON responses,
 so it serves both the 2026-07-28 per-request era and the legacy initialize handshake),
 with DNS-rebinding protection on an explicit Host/Origin list and a small body cap,
-wrapped by a thin router that answers ``/healthz`` and ``/readyz`` and refuses the idle
-GET stream.
+wrapped by a thin router that answers ``/healthz``, ``/readyz`` and ``/metrics`` and
+refuses the idle GET stream.
 """
 
 from __future__ import annotations
@@ -29,9 +29,10 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
-from corpus_mcp import __version__
+from corpus_mcp import __version__, metrics
 from corpus_mcp.config import Settings
 from corpus_mcp.errors import CorpusError
+from corpus_mcp.logs import FIELDS
 from corpus_mcp.redaction import log_failure
 from corpus_mcp.server.arguments import validate_fetch, validate_search
 from corpus_mcp.server.connections import SERVER_UNAVAILABLE, SHUTTING_DOWN
@@ -57,10 +58,14 @@ log = logging.getLogger("corpus_mcp.server")
 
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/healthz"
+"""Liveness: 200 while the process serves HTTP at all, draining included."""
 READY_PATH = "/readyz"
-"""Readiness (load balancers, Kubernetes readinessProbe). The socket listens only once
-every archive is open, so today it answers exactly as liveness does; it is a path of its
-own so that readiness can differ from liveness without changing any probe."""
+"""Readiness (load balancers, Kubernetes readinessProbe): 200 while new calls are welcome,
+503 once the server drains after SIGTERM. The socket listens only once every archive is
+open, and a reload swaps corpora in one step with the old one serving until then, so
+neither needs a not-ready phase of its own."""
+METRICS_PATH = "/metrics"
+"""Prometheus metrics (:mod:`corpus_mcp.metrics`), in the format the scraper asks for."""
 MAX_BODY_BYTES = 64 * 1024
 """Tool arguments are tiny; anything larger is refused with 413 before parsing."""
 
@@ -124,19 +129,30 @@ class ToolError(Exception):
 class ToolHandlers:
     """The ``tools/list`` and ``tools/call`` handlers over one corpus.
 
-    Each call is logged as one line: tool, a few counts, duration and outcome. Query
+    Each call is logged as one line: tool, a few counts, duration and outcome (also as
+    the record's fields, for ``LOG_FORMAT=json``), and counted in the metrics. Query
     text and refs are added only when ``settings.log_queries`` is on.
     """
 
     def __init__(self, corpus: CorpusAPI, settings: Settings) -> None:
         self.corpus = corpus
         self.settings = settings
-        self.tools = build_tools(
-            corpus.libraries,
-            default_limit=settings.search_limit,
-            max_limit=settings.search_max_limit,
-            max_fetch_chars=settings.max_fetch_chars,
-        )
+        self._tools: tuple[tuple[str, ...], list[types.Tool]] | None = None
+
+    @property
+    def tools(self) -> list[types.Tool]:
+        """The tools, whose search description names the libraries served now (a reload
+        may change them)."""
+        libraries = self.corpus.libraries
+        if self._tools is None or self._tools[0] != libraries:
+            built = build_tools(
+                libraries,
+                default_limit=self.settings.search_limit,
+                max_limit=self.settings.search_max_limit,
+                max_fetch_chars=self.settings.max_fetch_chars,
+            )
+            self._tools = (libraries, built)
+        return self._tools[1]
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -174,13 +190,13 @@ class ToolHandlers:
             else:
                 output = await self._fetch(arguments, fields)
         except CorpusError as exc:
-            self._log(name, exc.code, started, fields)
+            self._finish(name, exc.code, started, fields)
             raise ToolError(exc.payload()) from exc
         except Exception as exc:  # its message may name the query or the document
             log_failure(log, exc, self.settings.log_queries, "tool=%s failed", name)
-            self._log(name, "internal_error", started, fields)
+            self._finish(name, "internal_error", started, fields)
             raise ToolError(INTERNAL_ERROR) from exc
-        self._log(name, "ok", started, fields)
+        self._finish(name, "ok", started, fields)
         return output
 
     async def _search(
@@ -194,6 +210,8 @@ class ToolHandlers:
         fields["results"] = len(output.results)
         fields["libraries"] = len({result.library for result in output.results})
         fields["unavailable"] = len(output.unavailable_libraries)
+        if output.partial:
+            metrics.partial_answer()
         return output
 
     async def _fetch(
@@ -210,10 +228,20 @@ class ToolHandlers:
         return output
 
     @staticmethod
-    def _log(tool: str, outcome: str, started: float, fields: dict[str, object]) -> None:
-        elapsed_ms = (time.perf_counter() - started) * 1000
+    def _finish(tool: str, outcome: str, started: float, fields: dict[str, object]) -> None:
+        """The call's one log line and its metrics."""
+        elapsed = time.perf_counter() - started
+        metrics.tool_called(tool, outcome, elapsed)
         details = " ".join(f"{key}={json.dumps(value)}" for key, value in fields.items())
-        log.info("tool=%s outcome=%s ms=%.1f %s", tool, outcome, elapsed_ms, details)
+        record = {"tool": tool, "outcome": outcome, "ms": round(elapsed * 1000, 1), **fields}
+        log.info(
+            "tool=%s outcome=%s ms=%.1f %s",
+            tool,
+            outcome,
+            elapsed * 1000,
+            details,
+            extra={FIELDS: record},
+        )
 
 
 def allowed_hosts(settings: Settings, port: int) -> list[str]:
@@ -274,7 +302,7 @@ def _is_json(scope: Scope) -> bool:
 
 
 class CorpusApp:
-    """The ASGI entry point: guards, ``/healthz`` and ``/readyz``, everything else to MCP.
+    """The ASGI entry point: guards, health, readiness and metrics, everything else to MCP.
 
     Every HTTP request is checked for Host and Origin first (so no path, not even the
     SDK's trailing-slash redirect, answers a foreign Host), then its body is read in
@@ -286,15 +314,16 @@ class CorpusApp:
     a connection. Clients treat 405 as "no server-initiated stream".
 
     Shutting down, the server calls :meth:`start_draining` (every later response closes
-    its connection) and, once SHUTDOWN_TIMEOUT has passed, :meth:`cancel_in_flight`:
-    each request still running is stopped and answered 503 if nothing was sent yet.
+    its connection, ``/readyz`` answers 503) and, once SHUTDOWN_TIMEOUT has passed,
+    :meth:`cancel_in_flight`: each request still running is stopped and answered 503 if
+    nothing was sent yet.
     """
 
     def __init__(
         self,
         mcp_app: ASGIApp,
         security: TransportSecuritySettings,
-        libraries: int,
+        corpus: CorpusAPI,
         *,
         body_timeout: float,
         log_queries: bool,
@@ -302,7 +331,7 @@ class CorpusApp:
         self.mcp_app = mcp_app
         self.allowed_hosts = list(security.allowed_hosts)
         self.allowed_origins = list(security.allowed_origins)
-        self.libraries = libraries
+        self.corpus = corpus
         self.body_timeout = body_timeout
         self.log_queries = log_queries
         self.draining = False
@@ -376,20 +405,30 @@ class CorpusApp:
         if refusal is not None:
             status, text = refusal
             await exchange.text(status, text, reason=text, close=True)
-        elif path in (HEALTH_PATH, READY_PATH):
-            await self._health(exchange, method)
+        elif path in (HEALTH_PATH, READY_PATH, METRICS_PATH):
+            await self._probe(scope, exchange)
         elif path == MCP_PATH and method == "GET":
             await exchange.text(405, "Method Not Allowed", extra=[(b"allow", b"POST")])
         else:
             await self._forward(scope, receive, exchange)
 
-    async def _health(self, exchange: Exchange, method: str) -> None:
+    async def _probe(self, scope: Scope, exchange: Exchange) -> None:
+        """``/healthz``, ``/readyz`` or ``/metrics``: GET or HEAD, no body read."""
+        path, method = exchange.path, exchange.method
+        head = method == "HEAD"
         if method not in ("GET", "HEAD"):
             allow = [(b"allow", b"GET, HEAD")]
             await exchange.text(405, "Method Not Allowed", extra=allow, close=True)
+        elif path == METRICS_PATH:
+            accept = ", ".join(header_values(scope, b"accept"))
+            text, content_type = metrics.exposition(accept)
+            await exchange.respond(200, text, content_type.encode(), head=head)
+        elif path == READY_PATH and self.draining:
+            draining = {"status": "draining", "libraries": len(self.corpus.libraries)}
+            await exchange.json(503, draining, reason="draining: shutting down", head=head)
         else:
-            body = {"status": "ok", "libraries": self.libraries}
-            await exchange.json(200, body, head=method == "HEAD")
+            ok = {"status": "ok", "libraries": len(self.corpus.libraries)}
+            await exchange.json(200, ok, head=head)
 
     async def _forward(self, scope: Scope, receive: Receive, exchange: Exchange) -> None:
         """Read and check the body, then hand the request to the SDK with it replayed."""
@@ -434,7 +473,7 @@ def build_app(corpus: CorpusAPI, settings: Settings, *, port: int) -> CorpusApp:
     return CorpusApp(
         mcp_app,
         security,
-        len(corpus.libraries),
+        corpus,
         body_timeout=settings.http_body_timeout,
         log_queries=settings.log_queries,
     )

@@ -25,8 +25,7 @@ import gc
 import logging
 import signal
 import socket
-import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, cast
 
 import trio
@@ -39,7 +38,8 @@ from hypercorn.typing import ConnectionState
 from hypercorn.utils import repr_socket_addr, wrap_app
 
 from corpus_mcp.config import Manifest, Settings
-from corpus_mcp.corpus import open_corpus
+from corpus_mcp.live import LiveCorpus, open_live_corpus
+from corpus_mcp.logs import configure_logging, report_startup_failure
 from corpus_mcp.server.app import MCP_PATH, CorpusAPI, CorpusApp, build_app
 from corpus_mcp.server.connections import SHUTTING_DOWN, ConnectionPool, fit_connection_limit
 from corpus_mcp.server.http import CONNECTION_KEY
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("corpus_mcp.server")
 
 SHUTDOWN_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+RELOAD_SIGNAL = signal.SIGHUP
 DRAIN_QUIET_SECONDS = 0.5
 """How long a connection idle at shutdown may still bring a request it already sent."""
 FLUSH_SECONDS = LINGER_SECONDS
@@ -271,21 +272,35 @@ async def run_corpus(settings: Settings, manifest: Manifest, transport: Transpor
     """Open the corpus (all archives, checked), then serve it with ``transport``.
 
     Signals are watched from the start: one arriving during a long ZIM_CHECK means the
-    server never starts. The transport runs inside the corpus context, so the corpus is
-    closed only after the transport has finished (in-flight calls included).
+    server never starts. SIGHUP reloads the corpus (:mod:`corpus_mcp.live`); one arriving
+    while the archives open is kept for afterwards (by default it would end the process).
+    The transport runs inside the corpus context, so the corpus is closed only after the
+    transport has finished (in-flight calls included).
     """
     stop = trio.Event()
-    async with trio.open_nursery() as signals:
-        await signals.start(stop_on_signals, stop)
-        async with open_corpus(settings, manifest) as corpus:
-            # What startup made (modules, symbol tables, indexes) lives as long as the
-            # process: out of the collector's sight, full collections stay short.
-            gc.collect()
-            gc.freeze()
-            if not stop.is_set():
-                await transport(corpus, settings, stop)
-        signals.cancel_scope.cancel()
+    with trio.open_signal_receiver(RELOAD_SIGNAL) as hangups:
+        async with trio.open_nursery() as signals:
+            await signals.start(stop_on_signals, stop)
+            async with open_live_corpus(settings, manifest) as live:
+                # What startup made (modules, symbol tables, indexes) lives as long as the
+                # process: out of the collector's sight, full collections stay short.
+                gc.collect()
+                gc.freeze()
+                if not stop.is_set():
+                    async with trio.open_nursery() as serving:
+                        serving.start_soon(reload_on_hangups, live, hangups)
+                        await transport(live, settings, stop)
+                        serving.cancel_scope.cancel()
+            signals.cancel_scope.cancel()
     log.info("stopped")
+
+
+async def reload_on_hangups(live: LiveCorpus, hangups: AsyncIterator[int]) -> None:
+    """Reload the corpus on each SIGHUP, one reload at a time (several signals arriving
+    during a reload make one more)."""
+    async for _ in hangups:
+        log.info("received SIGHUP: reloading the corpus")
+        await live.reload()
 
 
 async def serve_http(corpus: CorpusAPI, settings: Settings, stop: trio.Event) -> None:
@@ -307,15 +322,6 @@ async def _serve_until(
     await serve(corpus, settings, task_status=task_status, shutdown_trigger=stop.wait)
 
 
-def configure_logging(level: str) -> None:
-    """One-line records on stderr (stdout stays clean), unless logging is already set up."""
-    logging.basicConfig(
-        level=level.upper(),
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-
-
 def _startup_failure(exc: BaseException) -> BaseException | None:
     """The operator-facing cause inside ``exc`` (possibly nested in exception groups)."""
     if isinstance(exc, OpenFailure | ListenError):
@@ -334,14 +340,14 @@ def run_program(settings: Settings, manifest: Manifest, transport: Transport) ->
     Libraries that cannot be opened, or an address that cannot be bound, are reported
     on stderr in one line that names them; anything else propagates with its traceback.
     """
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format)
     try:
         trio.run(run_corpus, settings, manifest, transport)
     except (OpenFailure, ListenError, BaseExceptionGroup) as exc:
         failure = _startup_failure(exc)
         if failure is None:
             raise
-        print(f"corpus-mcp: {failure}", file=sys.stderr)
+        report_startup_failure(f"corpus-mcp: {failure}", settings.log_format)
         return 1
     return 0
 

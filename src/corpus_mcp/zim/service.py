@@ -119,6 +119,12 @@ class ArchiveService:
         return reader
 
     @property
+    def held(self) -> ZimReader | None:
+        """The reader served now, or None while the library is unavailable (never raises:
+        for bookkeeping such as which archives a corpus holds open)."""
+        return self._reader
+
+    @property
     def unavailable(self) -> str | None:
         """Why the library is unavailable, or None while its archive is served."""
         outage = self._outage
@@ -281,6 +287,7 @@ def open_readers(
     """
     readers: dict[str, ZimReader] = {}
     failures: dict[str, str] = {}
+    reader: ZimReader | None = None
     for name, file in files.items():
         try:
             reader = ZimReader(file, direct_index=direct_index)
@@ -297,5 +304,9 @@ def open_readers(
                 progress(name, "check passed")
         readers[name] = reader
     if failures:
+        # All or nothing: the archives that did open are let go here, since the
+        # exception's traceback holds this frame for as long as anyone holds it.
+        readers.clear()
+        reader = None
         raise OpenFailure(failures)
     return readers

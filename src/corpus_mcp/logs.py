@@ -1,0 +1,76 @@
+"""Log records on stderr, as text for people or as JSON for log shippers (``LOG_FORMAT``).
+
+Text is one line per record: ``time LEVEL logger: message``. JSON is one object per line
+with ``time`` (UTC, ISO 8601), ``level``, ``logger`` and ``message`` (the same words as
+the text line), plus the fields a record carries in ``extra={"fields": {...}}``, such as
+a tool call's tool, outcome, duration and counts, so a shipper can index them without
+parsing the message. Both formats say exactly the same things: ``LOG_QUERIES=false``
+is applied where a record is made (the call fields hold no query or ref then, failures
+are described by :mod:`corpus_mcp.redaction`), never by a formatter.
+
+stdout stays free for the stdio transport's protocol and the CLI's answers.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from corpus_mcp.config import LogFormat
+
+FIELDS: Final = "fields"
+"""The ``extra`` key whose mapping a JSON record carries as fields of its own."""
+TEXT_FORMAT: Final = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+_BASE_KEYS: Final = ("time", "level", "logger", "message")
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per record, on one line (newlines inside values are escaped)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        fields = getattr(record, FIELDS, None)
+        if isinstance(fields, dict):
+            # A field never replaces one of the four every record has.
+            entry.update((k, v) for k, v in fields.items() if k not in _BASE_KEYS)
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        if record.stack_info:
+            entry["stack"] = self.formatStack(record.stack_info)
+        return json.dumps(entry, ensure_ascii=False, default=str)
+
+
+def formatter(log_format: LogFormat) -> logging.Formatter:
+    return JsonFormatter() if log_format == "json" else logging.Formatter(TEXT_FORMAT)
+
+
+def configure_logging(level: str, log_format: LogFormat = "text") -> None:
+    """Records at ``level`` and above to stderr in ``log_format``, unless logging is
+    already set up (a host program, or pytest's capture)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(formatter(log_format))
+    logging.basicConfig(level=level.upper(), handlers=[handler])
+
+
+def report_startup_failure(message: str, log_format: LogFormat) -> None:
+    """The one line saying why a server could not start, in the log's format, on stderr
+    (printed directly: logging may not be set up, and it must appear whatever the level)."""
+    if log_format == "json":
+        record = logging.makeLogRecord(
+            {
+                "name": "corpus_mcp",
+                "levelno": logging.CRITICAL,
+                "levelname": "CRITICAL",
+                "msg": message,
+            }
+        )
+        message = JsonFormatter().format(record)
+    print(message, file=sys.stderr)
