@@ -129,6 +129,9 @@ async def test_a_scrape_after_real_calls_counts_them(demo_corpus: Path, tmp_path
     misses = value(found_samples, "corpus_mcp_cache_misses_total", **answers)
     assert value(found_samples, "corpus_mcp_cache_hit_ratio", **answers) == hits / (hits + misses)
     assert value(found_samples, "process_open_fds") > len(names)
+    # The loop's lag is measured ten times a second from the start: some samples by now.
+    assert value(found_samples, "corpus_mcp_event_loop_lag_seconds_count") > 0
+    assert value(found_samples, "corpus_mcp_event_loop_lag_seconds_sum") >= 0
 
 
 def test_openmetrics_is_served_to_a_scraper_that_asks_for_it(

@@ -123,6 +123,13 @@ _RELOADS = Counter(
     ["outcome"],
     registry=REGISTRY,
 )
+_LOOP_LAG = Histogram(
+    "corpus_mcp_event_loop_lag_seconds",
+    "How late the event loop ran a task that asked to wake up (measured ten times a "
+    "second): the time any call waits for the loop before its own work starts.",
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0),
+    registry=REGISTRY,
+)
 for _tool in TOOLS:
     _CALL_SECONDS.labels(_tool)
     for _outcome in OUTCOMES:
@@ -138,6 +145,10 @@ def tool_called(tool: str, outcome: str, seconds: float) -> None:
     """One tool call ended with ``outcome`` (see :data:`OUTCOMES`) after ``seconds``."""
     _CALLS.labels(tool, outcome).inc()
     _CALL_SECONDS.labels(tool).observe(seconds)
+
+
+def loop_lagged(seconds: float) -> None:
+    _LOOP_LAG.observe(seconds)
 
 
 def partial_answer() -> None:

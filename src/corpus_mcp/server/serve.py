@@ -37,6 +37,7 @@ from hypercorn.trio.worker_context import WorkerContext
 from hypercorn.typing import ConnectionState
 from hypercorn.utils import repr_socket_addr, wrap_app
 
+from corpus_mcp import metrics
 from corpus_mcp.config import Manifest, Settings
 from corpus_mcp.live import LiveCorpus, open_live_corpus
 from corpus_mcp.logs import configure_logging, report_startup_failure
@@ -289,6 +290,7 @@ async def run_corpus(settings: Settings, manifest: Manifest, transport: Transpor
                 if not stop.is_set():
                     async with trio.open_nursery() as serving:
                         serving.start_soon(reload_on_hangups, live, hangups)
+                        serving.start_soon(measure_loop_lag)
                         await transport(live, settings, stop)
                         serving.cancel_scope.cancel()
             signals.cancel_scope.cancel()
@@ -301,6 +303,20 @@ async def reload_on_hangups(live: LiveCorpus, hangups: AsyncIterator[int]) -> No
     async for _ in hangups:
         log.info("received SIGHUP: reloading the corpus")
         await live.reload()
+
+
+#: How often the event loop's lag is measured (corpus_mcp_event_loop_lag_seconds).
+LAG_INTERVAL = 0.1
+
+
+async def measure_loop_lag() -> None:
+    """Sleep a fixed interval, again and again, and record how late each wake-up came:
+    the event loop's lag, what every call waits before its own work starts (CPU work
+    holding the GIL in threads, or a long step in a task, shows here first)."""
+    while True:
+        asked = trio.current_time() + LAG_INTERVAL
+        await trio.sleep_until(asked)
+        metrics.loop_lagged(max(0.0, trio.current_time() - asked))
 
 
 async def serve_http(corpus: CorpusAPI, settings: Settings, stop: trio.Event) -> None:
