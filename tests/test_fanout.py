@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 import trio
 import trio.testing
 
-from corpus_mcp.fanout import Checkpoint, Failure, Job, Stuck, fan_out
+from corpus_mcp.fanout import Checkpoint, Failure, Job, Occupancy, Stuck, fan_out
 
 STALL = 1.0
 DEADLINE = 10.0
@@ -41,7 +41,10 @@ class Blocking:
 
 
 async def _run(
-    jobs: list[Job[str]], stuck: Stuck | None = None, workers: int = 2
+    jobs: list[Job[str]],
+    stuck: Stuck | None = None,
+    workers: int = 2,
+    occupancy: Occupancy | None = None,
 ) -> tuple[dict[str, str], dict[str, Failure]]:
     return await fan_out(
         jobs,
@@ -49,6 +52,7 @@ async def _run(
         stall=STALL,
         limiter=trio.CapacityLimiter(workers),
         stuck=stuck or Stuck(),
+        occupancy=occupancy,
     )
 
 
@@ -160,6 +164,57 @@ async def test_a_given_up_walker_stops_at_its_next_checkpoint(
             break
         await trio.to_thread.run_sync(threading.Event().wait, 0.01)
     assert "loop" not in stuck
+
+
+async def test_a_full_library_waits_while_the_others_answer_and_is_left_once_stuck(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    # One walker at a time inside a library: the first search's hangs there; the second
+    # does its other library, waits for a place, and leaves the library once the first
+    # search has given up on it (stuck) instead of sending a second thread in.
+    blocking, stuck, occupancy = Blocking(), Stuck(), Occupancy(1)
+    first: list[Outcome] = []
+    second: list[Outcome] = []
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_collect, first, _run([Job("slow", blocking)], stuck, 4, occupancy))
+        await trio.to_thread.run_sync(blocking.entered.wait)
+        jobs = [Job("slow", _answer("never")), Job("a", _answer("A"))]
+        nursery.start_soon(_collect, second, _run(jobs, stuck, 4, occupancy))
+        await _looks(mock_clock)  # the first search gives the hanging library up
+        await _until(lambda: bool(second))
+    assert first[0][1]["slow"].kind == "stalled"
+    [(values, failures)] = second
+    assert values == {"a": "A"}
+    assert failures["slow"].kind == "stuck"
+    assert occupancy.inside("slow") == 1  # only the first walker ever went in
+    blocking.release.set()
+    await _until(lambda: occupancy.inside("slow") == 0)
+
+
+async def test_a_walker_leaving_a_full_library_lets_the_next_one_in(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    blocking, occupancy = Blocking(), Occupancy(1)
+    first: list[Outcome] = []
+    second: list[Outcome] = []
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_collect, first, _run([Job("lib", blocking)], occupancy=occupancy))
+        await trio.to_thread.run_sync(blocking.entered.wait)
+        nursery.start_soon(_collect, second, _run([Job("lib", _answer("B"))], occupancy=occupancy))
+        await trio.testing.wait_all_tasks_blocked()
+        assert second == []  # waiting for its place
+        blocking.release.set()
+    assert first[0][0] == {"lib": "late answer"}
+    assert second[0][0] == {"lib": "B"}
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    """Wait in real time (walkers are threads) until ``condition`` holds; a hang guard."""
+    for _ in range(2000):
+        if condition():
+            return
+        await trio.to_thread.run_sync(threading.Event().wait, 0.005)
+    raise AssertionError("never happened")
 
 
 async def _collect(into: list[Outcome], run: Awaitable[Outcome]) -> None:

@@ -34,7 +34,7 @@ from corpus_mcp.cache import ByteLRU
 from corpus_mcp.config import Manifest, Settings
 from corpus_mcp.document import Document
 from corpus_mcp.errors import CorpusError
-from corpus_mcp.fanout import Checkpoint, Failure, Job, Stuck, fan_out
+from corpus_mcp.fanout import Checkpoint, Failure, Job, Occupancy, Stuck, fan_out
 from corpus_mcp.federate import Candidate, federate, order, rescore, weigh_words
 from corpus_mcp.gather import Hit, Landed, LibraryHits, collect_hits, land, load_symbols
 from corpus_mcp.parsing import Parsed, ParsePool, open_parse_pool
@@ -77,6 +77,8 @@ SYMBOL_ANSWERS = 0.5 * WEIGHT_SYMBOL
 #: A search that waited this share of SEARCH_TIMEOUT for its turn is refused as busy:
 #: with what is left it could not read its results (see corpus_mcp.admission).
 ADMISSION_SHARE = 0.25
+#: Walkers (of all searches) inside one library's index work at once.
+LIBRARY_WALKERS = 2
 #: Threads doing ranking work at once (see Corpus._ranking).
 RANKING_THREADS = 2
 #: Memory for remembered per-library hits (a few hundred bytes per query and library).
@@ -148,6 +150,9 @@ class Corpus:
         # libraries whose abandoned call has not come back (see corpus_mcp.fanout).
         self._walkers = trio.CapacityLimiter(settings.search_workers)
         self._stuck = Stuck()
+        # At most two walkers inside one library, and never every walker: a library that
+        # hangs can then hold only those (see corpus_mcp.fanout.Occupancy).
+        self._inside = Occupancy(max(1, min(LIBRARY_WALKERS, settings.search_workers - 1)))
         # Threads scoring candidates and writing snippets: few, as they hold the GIL, and
         # the more of them run, the longer the event loop waits for its turn.
         self._rankers = trio.CapacityLimiter(RANKING_THREADS)
@@ -278,6 +283,7 @@ class Corpus:
             stall=self.settings.search_timeout * STALL_SHARE,
             limiter=self._walkers,
             stuck=self._stuck,
+            occupancy=self._inside,
         )
         for name, found in values.items():
             hits[name] = found

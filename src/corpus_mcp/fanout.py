@@ -11,9 +11,13 @@ Isolation is kept. A library that raises fails alone. A library whose call has n
 returned after ``stall`` seconds (a hung disk, a native call that never comes back) is
 abandoned to its thread and reported failed, and a fresh walker takes the rest of the
 queue. Until that thread comes back the library is *stuck*: later searches report it
-failed at once instead of sending it another thread, so stuck work cannot pile up
-threads. Everything ends at the search's ``deadline``; time spent waiting for a free
-walker counts too.
+failed at once instead of sending it another thread. Searches that arrive together, before
+any of them has given up, are kept out too: at most :class:`Occupancy`'s limit of walkers
+(of all searches) are inside one library, the others do their other libraries first and
+then wait for a place, leaving the library as soon as it is known to be stuck. So stuck
+work cannot pile up threads, nor take every walker from the healthy libraries.
+Everything ends at the search's ``deadline``; time spent waiting for a free walker counts
+too.
 """
 
 from __future__ import annotations
@@ -76,8 +80,56 @@ class Stuck:
             return tuple(sorted(self._since))
 
 
+class Occupancy:
+    """How many walkers (of all searches) are inside each library's work right now.
+
+    At most ``limit`` at a time: a burst of searches arriving together would otherwise
+    send a walker each into a library that has just hung, before the first of them could
+    be given up, and every one of those threads would stay inside with its token. A
+    walker finding a library full does the search's other libraries first, then waits
+    for a place, and gives the library up as soon as it is known to be stuck.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._inside: dict[str, int] = {}
+        self._changed = threading.Condition()
+
+    def try_enter(self, name: str) -> bool:
+        with self._changed:
+            if self._inside.get(name, 0) >= self.limit:
+                return False
+            self._inside[name] = self._inside.get(name, 0) + 1
+            return True
+
+    def wait(self, seconds: float) -> None:
+        """Until a walker leaves some library (or ``seconds`` pass)."""
+        with self._changed:
+            self._changed.wait(seconds)
+
+    def leave(self, name: str) -> None:
+        with self._changed:
+            self._inside[name] -= 1
+            if not self._inside[name]:
+                del self._inside[name]
+            self._changed.notify_all()
+
+    def inside(self, name: str) -> int:
+        with self._changed:
+            return self._inside.get(name, 0)
+
+
+#: How often a walker waiting for a place in a full library looks whether it was given
+#: up or the library became stuck (a leaving walker wakes it at once).
+_WAIT_STEP = 0.05
+
+
 class _Abandoned(Exception):
     """Raised by a walker's checkpoint once the search gave up on it."""
+
+
+class _StuckMeanwhile(Exception):
+    """A library became stuck while this walker waited for a place in it."""
 
 
 class _Walker:
@@ -105,12 +157,26 @@ class _Walker:
         if self.abandoned.is_set():
             raise _Abandoned
 
-    def walk(self, stuck: Stuck) -> None:
+    def walk(self, stuck: Stuck, occupancy: Occupancy) -> None:
+        full = 0  # jobs in a row put back because their library was full
         while not self.abandoned.is_set():
             try:
                 job = self.queue.popleft()
             except IndexError:
                 return
+            if job.name in stuck:  # became stuck while this search was under way
+                self.finished.append((job.name, _StuckMeanwhile()))
+                continue
+            if not occupancy.try_enter(job.name):
+                # Full: the other libraries first; with only full ones left, wait for
+                # a place (a leaving walker wakes this one).
+                self.queue.append(job)
+                full += 1
+                if full >= len(self.queue):
+                    occupancy.wait(_WAIT_STEP)
+                    full = 0
+                continue
+            full = 0
             self._count += 1
             self.current = (self._count, job.name)
             try:
@@ -119,6 +185,8 @@ class _Walker:
                 value = None
             except Exception as exc:  # one library's failure is its own
                 value = exc
+            finally:
+                occupancy.leave(job.name)
             with self.lock:
                 if self.abandoned.is_set():  # came back after the search gave up on it
                     stuck.discard(job.name)
@@ -134,6 +202,7 @@ async def fan_out(
     stall: float,
     limiter: trio.CapacityLimiter,
     stuck: Stuck,
+    occupancy: Occupancy | None = None,
 ) -> tuple[dict[str, T], dict[str, Failure]]:
     """Run every job, one walker thread at a time (see the module docstring).
 
@@ -143,7 +212,13 @@ async def fan_out(
     and two ``stall`` periods). Returns the values and the failures by library name;
     every job is in exactly one of them.
     """
-    walk = _Walk[T](deadline=deadline, stall=stall, limiter=limiter, stuck=stuck)
+    walk = _Walk[T](
+        deadline=deadline,
+        stall=stall,
+        limiter=limiter,
+        stuck=stuck,
+        occupancy=occupancy or Occupancy(int(limiter.total_tokens)),
+    )
     for job in jobs:
         if job.name in stuck:
             walk.failures[job.name] = Failure("stuck", "an earlier search is still inside it", 0.0)
@@ -160,12 +235,19 @@ class _Walk(Generic[T]):
     """The state of one :func:`fan_out`: the queue, the walkers, what came back."""
 
     def __init__(
-        self, *, deadline: float, stall: float, limiter: trio.CapacityLimiter, stuck: Stuck
+        self,
+        *,
+        deadline: float,
+        stall: float,
+        limiter: trio.CapacityLimiter,
+        stuck: Stuck,
+        occupancy: Occupancy,
     ) -> None:
         self.deadline = deadline
         self.stall = stall
         self.limiter = limiter
         self.stuck = stuck
+        self.occupancy = occupancy
         self.begun = trio.current_time()
         self.queue: deque[Job[T]] = deque()
         self.pending: set[str] = set()
@@ -208,7 +290,11 @@ class _Walk(Generic[T]):
         with scope:
             try:
                 await trio.to_thread.run_sync(
-                    walker.walk, self.stuck, limiter=self.limiter, abandon_on_cancel=True
+                    walker.walk,
+                    self.stuck,
+                    self.occupancy,
+                    limiter=self.limiter,
+                    abandon_on_cancel=True,
                 )
             finally:
                 self.exits.send_nowait(walker)
@@ -218,7 +304,10 @@ class _Walk(Generic[T]):
         while walker.finished:
             name, value = walker.finished.popleft()
             self.pending.discard(name)
-            if isinstance(value, Exception):
+            if isinstance(value, _StuckMeanwhile):
+                elapsed = trio.current_time() - self.begun
+                self.failures[name] = Failure("stuck", "another search is still inside it", elapsed)
+            elif isinstance(value, Exception):
                 elapsed = trio.current_time() - self.begun
                 self.failures[name] = Failure("raised", _describe(value), elapsed)
             else:
