@@ -1,0 +1,227 @@
+"""Section 5: corpus size. Search latency and memory with 1, 10 and 100 archives (copies
+of one small archive) and with one archive of a million entries, each corpus on a
+corpus-mcp server and a kiwix-serve of its own."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from contextlib import AsyncExitStack, ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from _bench_clients import KiwixClient, McpClient
+from _bench_plan import LIMIT, variant
+from _bench_report import Goal, Latency, heading, mb, ms, ratio, table, verdict
+from _corpora import BenchCorpus, copies_corpus, million_corpus
+from _processes import corpus_server, kiwix_server, sample
+
+from corpus_mcp.demo.synthetic import ADJECTIVES, NOUNS
+from corpus_mcp.zim import ZimReader
+
+PER_ENTRY_BYTES = 50
+"""A million entries may add this much RSS per entry and still count as no per-entry memory."""
+FLAT_SHARE = 1.5
+"""Per-archive cost counts as flat when the largest corpus's search p50 per archive is at
+most this multiple of the next smaller one's (linear growth keeps it, or lowers it)."""
+
+
+@dataclass
+class ScaleRow:
+    label: str
+    entries: int
+    ready_seconds: float
+    mcp: list[float] = field(default_factory=list)
+    kiwix: list[float] = field(default_factory=list)
+    rss_ready: int = 0
+    rss_after: int = 0
+    kiwix_rss: int = 0
+
+
+def entry_count(files: Sequence[Path]) -> int:
+    return sum(ZimReader(file, direct_index=False).info.entry_count for file in files)
+
+
+def synthetic_queries(count: int) -> list[str]:
+    """Questions in the generated archives' vocabulary."""
+    rng = random.Random(7)
+    forms = ("{a} {n}", "how does a {a} {n} work", "{n} {a} {n2}", "what is the {a} {n} used for")
+    return [
+        rng.choice(forms).format(
+            a=rng.choice(ADJECTIVES), n=rng.choice(NOUNS), n2=rng.choice(NOUNS)
+        )
+        for _ in range(count)
+    ]
+
+
+async def scale_row(
+    label: str,
+    manifest: Path,
+    files: Sequence[Path],
+    queries: Sequence[str],
+    *,
+    rounds: int,
+    kiwix: str | None,
+) -> ScaleRow:
+    """Search p50 (new questions whose documents were read: the same protocol as the
+    single agent's *new* row) and memory, corpus-mcp and kiwix-serve alternating."""
+    entries = entry_count(files)
+    with ExitStack() as processes:
+        server = processes.enter_context(corpus_server(manifest))
+        row = ScaleRow(label, entries, server.ready_seconds, rss_ready=sample(server.pid).rss_bytes)
+        kiwix_served = processes.enter_context(kiwix_server(kiwix, files)) if kiwix else None
+        async with AsyncExitStack() as stack:
+            mcp = await stack.enter_async_context(McpClient(server.base))
+            kiwix_client = None
+            if kiwix_served is not None:
+                books = [file.stem for file in files]
+                kiwix_client = await stack.enter_async_context(
+                    KiwixClient(kiwix_served.base, books)
+                )
+            for query in queries:
+                await mcp.search(query, LIMIT)
+                if kiwix_client is not None:
+                    await kiwix_client.search(query, LIMIT)
+            for number in range(1, rounds + 1):
+                for query in queries:
+                    asked = variant(query, number)
+                    started = time.perf_counter()
+                    await mcp.search(asked, LIMIT)
+                    row.mcp.append(time.perf_counter() - started)
+                    if kiwix_client is not None:
+                        started = time.perf_counter()
+                        await kiwix_client.search(asked, LIMIT)
+                        row.kiwix.append(time.perf_counter() - started)
+        row.rss_after = sample(server.pid).rss_bytes
+        if kiwix_served is not None:
+            row.kiwix_rss = sample(kiwix_served.pid).rss_bytes
+    return row
+
+
+async def corpus_size(
+    corpus: BenchCorpus,
+    counts: Sequence[int],
+    *,
+    questions: int,
+    rounds: int,
+    million: bool,
+    kiwix: str | None,
+) -> list[Goal]:
+    """Section 5: copies of the corpus's smallest indexed archive, ``counts`` of them,
+    and (``million``) the generated archive; the table, the notes and the goals' lines."""
+    readers = {
+        lib.path: ZimReader(corpus.root / lib.path, direct_index=False) for lib in corpus.libraries
+    }
+    base = min(
+        (lib for lib in corpus.libraries if readers[lib.path].info.has_fulltext_index),
+        key=lambda lib: (corpus.root / lib.path).stat().st_size,
+    )
+    source = corpus.root / base.path
+    queries = random.Random(5).sample(list(corpus.queries), min(questions, len(corpus.queries)))
+    heading(
+        f"measuring 5: corpus size, copies of {base.name} "
+        f"({source.stat().st_size / 1000:.0f} KB) ..."
+    )
+    rows = []
+    for count in counts:
+        manifest = copies_corpus(source, base.adapter, count)
+        files = [manifest.parent / f"copy{n:03d}.zim" for n in range(1, count + 1)]
+        rows.append(
+            await scale_row(
+                f"{count} x {base.name}",
+                manifest,
+                files,
+                queries,
+                rounds=rounds,
+                kiwix=kiwix,
+            )
+        )
+    built: float | None = None
+    if million:
+        manifest, archive, built = million_corpus()
+        rows.append(
+            await scale_row(
+                "1 x generated, 1M entries",
+                manifest,
+                [archive],
+                synthetic_queries(questions),
+                rounds=rounds,
+                kiwix=kiwix,
+            )
+        )
+    heading(f"5. corpus size: new questions ({len(queries)} x {rounds}), search ms; RSS")
+    table(
+        [
+            "corpus",
+            "entries",
+            "ready s",
+            "mcp p50",
+            "p95",
+            "kiwix p50",
+            "mcp/kiwix",
+            "RSS ready",
+            "RSS after",
+            "kiwix RSS",
+        ],
+        [
+            [
+                r.label,
+                f"{r.entries:,}",
+                f"{r.ready_seconds:.1f}",
+                ms(Latency.of(r.mcp).p50),
+                ms(Latency.of(r.mcp).p95),
+                ms(Latency.of(r.kiwix).p50),
+                ratio(Latency.of(r.mcp).p50, Latency.of(r.kiwix).p50),
+                mb(r.rss_ready),
+                mb(r.rss_after),
+                mb(r.kiwix_rss) if r.kiwix_rss else "-",
+            ]
+            for r in rows
+        ],
+    )
+    if built is not None:
+        print(f"  the 1M-entry archive was built in {built:.0f} s (cached in .bench/million)")
+    return _verdicts(rows, counts)
+
+
+def _verdicts(rows: list[ScaleRow], counts: Sequence[int]) -> list[Goal]:
+    copies = rows[: len(counts)]
+    p50 = [Latency.of(r.mcp).p50 for r in copies]
+    each = [p50[i] / counts[i] for i in range(len(counts))]
+    spans = [
+        f"{counts[i]}->{counts[i + 1]}: "
+        f"{(p50[i + 1] - p50[i]) / (counts[i + 1] - counts[i]):+.2f} ms and "
+        f"{mb((copies[i + 1].rss_after - copies[i].rss_after) / (counts[i + 1] - counts[i]))}"
+        for i in range(len(counts) - 1)
+    ]
+    print(f"  each added archive: {', '.join(spans)}")
+    shares = ", ".join(f"{n}: {ms(cost)}" for n, cost in zip(counts, each, strict=True))
+    flat = len(each) < 3 or each[-1] <= FLAT_SHARE * each[-2]
+    print(
+        f"  search p50 per archive (ms): {shares}; per-archive cost "
+        f"{'flat: search time grows at most linearly' if flat else 'grows faster than the corpus'}"
+    )
+    goals = [
+        Goal(
+            f"5. per-archive search cost flat (p50/archives at {counts[-1]} <= "
+            f"{FLAT_SHARE:g}x at {counts[-2] if len(counts) > 1 else counts[-1]})",
+            shares,
+            "pass" if flat else "MISS",
+        )
+    ]
+    if len(rows) > len(counts):
+        big, small = rows[-1], copies[0]
+        per_entry = (big.rss_after - small.rss_after) / max(big.entries - small.entries, 1)
+        print(
+            f"  a million entries: RSS {mb(big.rss_after)} vs {mb(small.rss_after)} for one small "
+            f"archive: {per_entry:.0f} bytes per entry"
+        )
+        goals.append(
+            Goal(
+                f"5. no per-entry memory (< {PER_ENTRY_BYTES} bytes per entry)",
+                f"{per_entry:.0f} bytes/entry",
+                verdict(per_entry, PER_ENTRY_BYTES),
+            )
+        )
+    return goals
