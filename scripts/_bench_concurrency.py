@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from _bench_load import AGENTS, NewQueries, Phase, kiwix_agent, mcp_agent, run_phase
 from _bench_peers import KIWIX, MCP, Peers
 from _bench_report import Goal, Latency, heading, mb, ms, table, verdict
-from _processes import sample
+from _processes import ProcessSample, sample
 
 GOAL_THROUGHPUT_SHARE = 0.85
 """AGENTS agents should reach this share of (cores x one agent's throughput)."""
@@ -138,13 +138,13 @@ def report_memory(peers: Peers) -> list[Goal]:
     heading("4. memory over sections 1-3, default settings (VmHWM; process trees)")
     mine = sample(peers.mcp.pid)
     theirs = sample(peers.kiwix.pid) if peers.kiwix else None
-    rows = [[MCP, mb(mine.peak_rss_bytes), mb(mine.rss_bytes), str(mine.processes)]]
-    if theirs is not None:
-        rows.append([KIWIX, mb(theirs.peak_rss_bytes), mb(theirs.rss_bytes), str(theirs.processes)])
-    table(["", "peak RSS", "RSS now", "processes"], rows)
+    rows = [_memory_row(MCP, mine)] + ([_memory_row(KIWIX, theirs)] if theirs else [])
+    table(["", "peak RSS", "RSS now", "own", "mapped files", "processes"], rows)
     print(
-        "  what the caches hold: not reported by the server (no endpoint or log line gives "
-        "cache sizes; DOCUMENT_CACHE_MB=64 bounds parsed documents, 8 + 4 MB the hits and answers)"
+        "  own: the process's memory (heap, stacks); mapped files: libraries and archive pages "
+        "(shared page cache). What the caches hold is not reported by the server (no endpoint "
+        "or log line gives it); DOCUMENT_CACHE_MB=64 bounds parsed documents, 8 + 4 MB the "
+        "remembered hits and answers"
     )
     peak_ratio = mine.peak_rss_bytes / theirs.peak_rss_bytes if theirs else float("nan")
     return [
@@ -154,4 +154,15 @@ def report_memory(peers: Peers) -> list[Goal]:
             f"{mb(theirs.peak_rss_bytes) if theirs else '-'} ({peak_ratio:.2f}x)",
             verdict(peak_ratio, 1.0),
         )
+    ]
+
+
+def _memory_row(peer: str, now: ProcessSample) -> list[str]:
+    return [
+        peer,
+        mb(now.peak_rss_bytes),
+        mb(now.rss_bytes),
+        mb(now.anonymous_bytes),
+        mb(now.file_bytes),
+        str(now.processes),
     ]

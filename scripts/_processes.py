@@ -178,6 +178,10 @@ class ProcessSample:
     processes: int
     threads: int
     rss_bytes: int
+    anonymous_bytes: int
+    """The part of RSS that is the processes' own memory (heap, stacks)."""
+    file_bytes: int
+    """The part of RSS that is mapped files (libraries, archives): shared page cache."""
     peak_rss_bytes: int
     """Sum of each process's VmHWM: an upper bound of the tree's peak."""
     cpu_seconds: float
@@ -199,7 +203,7 @@ def process_tree(pid: int) -> list[int]:
 def sample(pid: int) -> ProcessSample:
     """Threads, RSS, peak RSS and CPU time of ``pid``'s tree (processes that end while
     being read are left out)."""
-    processes = threads = rss = peak = 0
+    processes = threads = rss = anonymous = mapped = peak = 0
     cpu = 0.0
     ticks = os.sysconf("SC_CLK_TCK")
     for member in process_tree(pid):
@@ -212,11 +216,13 @@ def sample(pid: int) -> ProcessSample:
         processes += 1
         threads += int(fields.get("Threads", "0"))
         rss += _kib(fields.get("VmRSS", "0 kB"))
+        anonymous += _kib(fields.get("RssAnon", "0 kB"))
+        mapped += _kib(fields.get("RssFile", "0 kB"))
         peak += _kib(fields.get("VmHWM", "0 kB"))
         # Fields 14 and 15 of /proc/PID/stat (utime, stime), counted after "(comm)".
         utime, stime = stat.rsplit(")", 1)[1].split()[11:13]
         cpu += (int(utime) + int(stime)) / ticks
-    return ProcessSample(processes, threads, rss, peak, cpu)
+    return ProcessSample(processes, threads, rss, anonymous, mapped, peak, cpu)
 
 
 def _kib(value: str) -> int:
