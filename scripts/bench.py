@@ -62,7 +62,7 @@ class Budget:
     stuck_questions: int
 
 
-FULL = Budget(3, None, 30, 10.0, 2, 5.0, (1, 10, 100), 20, True, 8.0, 1000)
+FULL = Budget(3, None, 30, 10.0, 2, 5.0, (1, 10, 50, 100), 20, True, 8.0, 1000)
 QUICK = Budget(1, 4, 10, 4.0, 1, 2.0, (1, 10), 10, False, 4.0, 30)
 
 
