@@ -64,7 +64,7 @@ def verdict(value: float, goal: float, *, at_most: bool = True) -> str:
     if met:
         return "pass"
     off = (value / goal - 1) if at_most else (1 - value / goal)
-    return f"MISS by {off:.0%}"
+    return f"MISS by {off:.0%}" if off >= 0.01 else f"MISS by {off:.1%}"
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], indent: str = "  ") -> None:
