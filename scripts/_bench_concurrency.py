@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from _bench_load import AGENTS, NewQueries, Phase, kiwix_agent, mcp_agent, run_phase
 from _bench_peers import KIWIX, MCP, Peers
-from _bench_report import Goal, Latency, heading, mb, ms, table, verdict
+from _bench_report import Goal, Latency, heading, mb, ms, ratio, table, verdict
 from _processes import ProcessSample, sample
 
 GOAL_THROUGHPUT_SHARE = 0.85
@@ -147,11 +147,12 @@ def report_memory(peers: Peers) -> list[Goal]:
         "remembered hits and answers"
     )
     peak_ratio = mine.peak_rss_bytes / theirs.peak_rss_bytes if theirs else float("nan")
+    theirs_peak = mb(theirs.peak_rss_bytes) if theirs else "-"
     return [
         Goal(
             "3. peak RSS <= kiwix-serve's",
-            f"{mb(mine.peak_rss_bytes)} vs "
-            f"{mb(theirs.peak_rss_bytes) if theirs else '-'} ({peak_ratio:.2f}x)",
+            f"{mb(mine.peak_rss_bytes)} vs {theirs_peak} "
+            f"({ratio(mine.peak_rss_bytes, theirs.peak_rss_bytes if theirs else float('nan'))})",
             verdict(peak_ratio, 1.0),
         )
     ]

@@ -28,7 +28,6 @@ import sys
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
-from types import FrameType
 
 import trio
 from _bench_concurrency import many_agents, report_memory
@@ -74,7 +73,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     budget = QUICK if args.quick else FULL
     if args.no_million:
         budget = dataclasses.replace(budget, million=False)
-    signal.signal(signal.SIGTERM, _interrupt)  # end the servers as on Ctrl-C
     kiwix = kiwix_binary()
     if kiwix is None:
         print("kiwix-serve is not available: its columns stay empty and its goals unjudged")
@@ -88,17 +86,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print("planning: variants and cold groups, checked in-process ...", flush=True)
     plan = make_plan(corpus.manifest, corpus.queries, budget.rounds)
-    goals = trio.run(_measure, corpus, plan, budget, kiwix)
+    try:
+        goals = trio.run(_measure, corpus, plan, budget, kiwix)
+    except BaseException as stopped:
+        if not _interrupted(stopped):
+            raise
+        print("\ninterrupted: every server this run started has been stopped", file=sys.stderr)
+        return 130
     goals_table(goals)
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     return 0
 
 
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
+def _interrupted(stopped: BaseException) -> bool:
+    """Ctrl-C or SIGTERM, alone or as every leaf of an exception group."""
+    if isinstance(stopped, BaseExceptionGroup):
+        matched, rest = stopped.split(KeyboardInterrupt)
+        return matched is not None and rest is None
+    return isinstance(stopped, KeyboardInterrupt)
 
 
 async def _measure(
+    corpus: BenchCorpus, plan: Plan, budget: Budget, kiwix: str | None
+) -> list[Goal]:
+    """The sections, stopped by SIGTERM as by Ctrl-C: trio unwinds them, and every
+    server is ended on the way out."""
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_stop_on_sigterm)
+        goals = await _sections(corpus, plan, budget, kiwix)
+        nursery.cancel_scope.cancel()
+    return goals
+
+
+async def _stop_on_sigterm() -> None:
+    with trio.open_signal_receiver(signal.SIGTERM) as received:
+        async for _ in received:
+            raise KeyboardInterrupt
+
+
+async def _sections(
     corpus: BenchCorpus, plan: Plan, budget: Budget, kiwix: str | None
 ) -> list[Goal]:
     goals: list[Goal] = []
