@@ -30,7 +30,7 @@ help:
 	@echo "make lint | format    ruff + mypy strict | ruff format and fixes"
 	@echo "make validate-corpus  open and check every enabled library (ENGINE=... for the container image)"
 	@echo "make corpus-list      list configured libraries without opening them"
-	@echo "make bench            benchmarks against bare libzim and kiwix-serve"
+	@echo "make bench [BENCH_ARGS=--quick]  the benchmark: corpus-mcp vs kiwix-serve and bare libzim"
 	@echo "make relevance        the development kit's relevance cases, checked against the floor"
 	@echo "make lock | upgrade-lock [PACKAGE=x] | check-lock   the dependency lock (README, Dependencies)"
 	@echo "make build start stop down restart logs ps   container lifecycle (ENGINE=podman|docker)"
@@ -149,9 +149,10 @@ format: $(STAMP)
 	$(BIN)/ruff format src tests scripts container
 	$(BIN)/ruff check --fix src tests scripts container
 
+# The benchmark: corpus-mcp against kiwix-serve and bare libzim in one run (DEVELOPERS.md,
+# "Measuring"); BENCH_ARGS=--quick for a short look.
 bench: $(STAMP)
-	$(BIN)/python scripts/bench_fetch.py
-	$(BIN)/python scripts/bench_search.py
+	$(BIN)/python scripts/bench.py $(BENCH_ARGS)
 
 # The development kit (../shared/eval-dev) end to end: build, serve, score, check the floor.
 relevance: $(STAMP)

@@ -27,8 +27,9 @@ from pathlib import Path
 import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _corpora import corpus_root, settings_for
+from _corpora import main_corpus
 
+from corpus_mcp.config import load_manifest, load_settings
 from corpus_mcp.corpus import Corpus, open_corpus
 from corpus_mcp.zim import ArchiveService, ZimReader
 
@@ -154,7 +155,11 @@ def process_round_trips(runs: int) -> None:
 
 
 async def main(runs: int) -> None:
-    settings, manifest = settings_for(corpus_root())
+    bench = main_corpus()
+    settings = load_settings(
+        {"CORPUS_ROOT": str(bench.root), "CORPUS_CONFIG": str(bench.manifest), "PARSE_WORKERS": "0"}
+    )
+    manifest = load_manifest(bench.manifest, bench.root)
     checks = CountedChecks()
     async with open_corpus(settings, manifest) as corpus:
         await cold_calls(corpus, runs, checks)

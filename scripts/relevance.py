@@ -22,22 +22,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.error
-import urllib.request
 import zlib
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-KIT = ROOT.parent / "shared" / "eval-dev"
+from _corpora import KIT, KIT_CACHE, ROOT, build_kit, kit_available
+from _processes import corpus_server
+
 FLOOR = Path(__file__).resolve().parent / "relevance-floor.json"
-KIT_CACHE = Path(os.environ.get("CORPUS_DEV_CACHE", Path.home() / ".cache" / "corpus-dev"))
 #: How far below the committed figures MRR@5 and hint accuracy may fall.
 TOLERANCE = 0.02
 #: The figures the floor guards, as named in the kit's summary.
@@ -49,49 +44,6 @@ COLUMNS = (
     ("hints", "section_hint@found"),
     ("answer", "snippet_found"),
 )
-
-
-def build_kit() -> Path:
-    """The kit's corpus folder, built by its setup script when missing."""
-    done = subprocess.run(
-        ["bash", str(KIT / "setup.sh")], check=True, capture_output=True, text=True
-    )
-    return Path(done.stdout.strip().splitlines()[-1])
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def serve(corpus: Path, engine: str) -> tuple[subprocess.Popen[bytes], str]:
-    """A real server over the kit's corpus, once it answers /healthz."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "CORPUS_ROOT": str(corpus),
-        "CORPUS_CONFIG": str(corpus / "corpus.toml"),
-        "MCP_HOST": "127.0.0.1",
-        "MCP_PORT": str(port),
-        "SEARCH_ENGINE": engine,
-        "LOG_LEVEL": "warning",
-    }
-    command = [sys.executable, "-m", "corpus_mcp", "serve"]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"corpus-mcp serve exited with {process.returncode}")
-        try:
-            with urllib.request.urlopen(f"{base}/healthz", timeout=2) as answer:
-                if answer.status == 200:
-                    return process, f"{base}/mcp"
-        except (urllib.error.URLError, OSError):
-            time.sleep(0.2)
-    process.terminate()
-    raise SystemExit("corpus-mcp serve did not become healthy within 60 s")
 
 
 def evaluate(url: str, out: Path) -> dict[str, Any]:
@@ -176,17 +128,15 @@ def main() -> int:
     parser.add_argument("--update-floor", action="store_true", help="commit today's figures")
     parser.add_argument("--engine", default="auto", choices=("auto", "libzim"))
     args = parser.parse_args()
-    if not (KIT / "setup.sh").is_file():
+    if not kit_available():
         print(f"the development kit is not at {KIT}: relevance not measured", file=sys.stderr)
         return 0 if not args.check else 1
     corpus = build_kit()
-    process, url = serve(corpus, args.engine)
-    try:
-        with tempfile.TemporaryDirectory() as scratch:
-            result = evaluate(url, Path(scratch) / "eval.json")
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    with (
+        corpus_server(corpus / "corpus.toml", {"SEARCH_ENGINE": args.engine}) as server,
+        tempfile.TemporaryDirectory() as scratch,
+    ):
+        result = evaluate(server.url, Path(scratch) / "eval.json")
     overall = report(result)
     if args.update_floor:
         floor = {key: round(overall[key], 3) for key in GUARDED}

@@ -18,8 +18,13 @@ from pathlib import Path
 import lxml.html
 import pytest
 
+from corpus_mcp.adapters import get_adapter
 from corpus_mcp.demo import DEMO_LIBRARIES, mdwiki, sotoki
-from corpus_mcp.demo.synthetic import build_large_stackexchange, build_large_wikipedia
+from corpus_mcp.demo.synthetic import (
+    build_large_stackexchange,
+    build_large_wikipedia,
+    build_million_entries,
+)
 from corpus_mcp.zim import ZimReader
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -385,3 +390,24 @@ def test_large_synthetic_builders_at_small_size(tmp_path: Path) -> None:
     hits = se.fulltext("how", 50).paths
     assert any(re.match(r"^questions/\d+/", p) for p in hits)
     assert se.resolve("questions/100000").path.startswith("questions/100000/")
+
+
+def test_million_entry_builder_at_small_size(tmp_path: Path) -> None:
+    path = build_million_entries(tmp_path / "m.zim", entries=300, pages=40, seed=2)
+    reader = ZimReader(path)
+    assert reader.info.family == "mediawiki"
+    assert reader.info.article_count == 300  # pages and redirects are all front entries
+    entries = list(reader.iter_entries())
+    redirects = [path for path, _title, is_redirect in entries if is_redirect]
+    assert len(redirects) == 260
+    landed = {reader.resolve(path).path for path in redirects}
+    pages = {path for path, _title, is_redirect in entries if not is_redirect}
+    assert landed <= pages
+    page = sorted(landed)[0]
+    document = get_adapter("mediawiki").parse(page, page.replace("_", " "), reader.content(page))
+    assert document.sections[0].content.startswith("The ")
+    assert reader.fulltext("the", 5).estimated_total >= 40
+    twin = ZimReader(build_million_entries(tmp_path / "twin.zim", entries=300, pages=40, seed=2))
+    assert list(twin.iter_entries()) == entries
+    with pytest.raises(ValueError, match=r"pages must be in 1\.\.entries"):
+        build_million_entries(tmp_path / "bad.zim", entries=10, pages=11)
