@@ -104,15 +104,32 @@ def test_a_deleted_file(archive: Path) -> None:
     assert opened.problem() == FileProblem(DELETED, f"{archive}: no such file")
 
 
-def test_a_file_replaced_by_rename(archive: Path) -> None:
+def test_a_file_renamed_over_it_is_no_problem_of_the_file_held(archive: Path) -> None:
+    """The file held is intact: whether to serve the new one is the service's call."""
     opened = ArchiveFile(str(archive))
     fresh = archive.with_suffix(".new")
     shutil.copyfile(archive, fresh)
     os.replace(fresh, archive)
-    problem = opened.problem()
-    assert problem is not None
-    assert problem.reason == REPLACED
-    assert f"inode {archive.stat().st_ino}" in problem.detail
+    assert opened.problem() is None
+    assert opened.opened_as_held() is None  # libzim opened the descriptor, not the path
+    assert look(str(archive)) != opened.identity
+
+
+def test_an_archive_opened_by_its_path_must_be_the_file_held(archive: Path) -> None:
+    """Without /proc, libzim and Xapian open the path: if it names another file by
+    then, they may have mapped that one instead of the file whose identity is kept."""
+    opened = ArchiveFile(str(archive))
+    opened.source = opened.path
+    assert opened.opened_as_held() is None
+    fresh = archive.with_suffix(".new")
+    shutil.copyfile(archive, fresh)
+    os.replace(fresh, archive)
+    problem = opened.opened_as_held()
+    assert problem == FileProblem(
+        REPLACED, f"{archive}: another file (inode {archive.stat().st_ino})"
+    )
+    archive.unlink()
+    assert opened.opened_as_held() == FileProblem(DELETED, f"{archive}: no such file")
 
 
 def test_a_path_that_cannot_be_looked_at_is_unreadable(archive: Path) -> None:
