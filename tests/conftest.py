@@ -18,7 +18,8 @@ from hypothesis import settings as hypothesis_settings
 
 from corpus_mcp.config import Settings, load_manifest, load_settings
 from corpus_mcp.corpus import Corpus, open_corpus
-from corpus_mcp.demo import DEMO_LIBRARIES, build_demo_corpus
+from corpus_mcp.demo import DEMO_LIBRARIES, build_demo_corpus, wikipedia
+from corpus_mcp.demo._mediawiki import Article
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_ZIMS = ROOT.parent / "shared" / "zims"
@@ -52,6 +53,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def demo_archives(demo_corpus: Path) -> dict[str, Path]:
     """The session's demo archives by library name (``wikipedia``, ``devdocs_cpp``...)."""
     return {name: demo_corpus.parent / relative for name, relative, _ in DEMO_LIBRARIES}
+
+
+#: The one document only next month's demo Wikipedia has (:func:`next_month_wikipedia`).
+NEXT_MONTH_ONLY = "Zebra_crossing"
+
+
+@pytest.fixture(scope="session")
+def next_month_wikipedia(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo Wikipedia archive as next month's snapshot: every document of this
+    month's, and one more (:data:`NEXT_MONTH_ONLY`); another archive (its own UUID)."""
+    extra = Article(
+        title=NEXT_MONTH_ONLY.replace("_", " "),
+        lead=["A <b>zebra crossing</b> is a pedestrian crossing marked with white stripes."],
+    )
+    target = tmp_path_factory.mktemp("next-month") / "wikipedia.zim"
+    return wikipedia.build(target, extra_articles=[extra])
 
 
 #: The real archives as libraries of the "full" test corpus (name -> file in SHARED_ZIMS).

@@ -1,6 +1,8 @@
 """The corpus with a library whose archive file changed: left out of searches, refused by
-fetch, its caches dropped when a sound archive is back (real archives, in-process; the
-background check is driven by hand here, see tests/test_archive_faults.py for a server)."""
+fetch, its caches dropped when a sound archive is back; and with a new archive renamed
+over a served one: no outage, the swap when it is sound, a call in flight across the swap
+reading the old one to its end (real archives, in-process; the background check is driven
+by hand here, see tests/test_archive_faults.py for a server)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import os
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -19,6 +22,7 @@ from corpus_mcp.config import load_manifest
 from corpus_mcp.corpus import Corpus, Library, open_corpus
 from corpus_mcp.demo import DEMO_LIBRARIES
 from corpus_mcp.errors import CorpusError
+from corpus_mcp.federate import federate
 from corpus_mcp.parsing import ParsePool
 from corpus_mcp.zim import ArchiveService, ZimError, ZimReader
 from corpus_mcp.zim.identity import TRUNCATED
@@ -140,14 +144,19 @@ async def test_a_fault_found_while_results_are_read(
     assert len(warnings) == 1
 
 
+def rename_over(source: Path, target: Path) -> None:
+    """The safe update: a new file written next to the served one, then moved over it."""
+    fresh = target.with_suffix(".new")
+    shutil.copyfile(source, fresh)
+    os.replace(fresh, target)
+
+
 async def test_a_documentation_library_replaced_gets_its_new_symbols(corpus: Corpus) -> None:
     library = corpus.library("devdocs_python")
     file = served(corpus, "devdocs_python")
     before = library.symbols
     assert before.lookup([("asyncio.create_task", 1.0)])
-    fresh = file.with_suffix(".new")
-    shutil.copyfile(file, fresh)
-    os.replace(fresh, file)
+    rename_over(file, file)
     await back_again(corpus, "devdocs_python")
     assert library.symbols is not before
     assert library.symbols.lookup([("asyncio.create_task", 1.0)])
@@ -155,13 +164,70 @@ async def test_a_documentation_library_replaced_gets_its_new_symbols(corpus: Cor
     assert found.results[0].library == "devdocs_python"
 
 
-async def test_an_archive_back_whose_symbols_cannot_be_read_is_not_served(
-    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+async def test_a_new_archive_renamed_over_is_served_without_an_outage(
+    corpus: Corpus, demo_archives: dict[str, Path]
+) -> None:
+    """Next month's file moved over the served one: the old one answers until the new
+    one has been seen sound twice, then the new one does, with nothing of the old one
+    remembered."""
+    query = "asyncio task"
+    old_uuid = corpus.library("devdocs_python").service.info.uuid
+    own = await corpus.fetch("corpus://devdocs_python/library/asyncio", None)
+    whole = await corpus.search(query, 5)
+    assert "devdocs_python" in {result.library for result in whole.results}
+    rename_over(demo_archives["devdocs_cpp"], served(corpus, "devdocs_python"))
+    for swapped in (False, True):
+        assert await corpus.recheck("devdocs_python") is swapped
+        if not swapped:  # the old file answers, searched and fetched, not partial
+            assert await corpus.fetch("corpus://devdocs_python/library/asyncio", None) == own
+            assert await corpus.search(query, 5) == whole
+    assert corpus.unavailable_libraries == {}
+    assert corpus.cache.get((old_uuid, "library/asyncio")) is None
+    assert corpus.hits_cache.get((old_uuid, whole.query, 5)) is None
+    assert len(corpus.answers_cache) == 0
+    fetched = await corpus.fetch("corpus://devdocs_python/cpp/container/list", None)
+    assert fetched.library == "devdocs_python"
+    with pytest.raises(CorpusError) as gone:
+        await corpus.fetch("corpus://devdocs_python/library/asyncio", None)
+    assert gone.value.code == "not_found"
+
+
+async def test_a_search_across_a_swap_reads_the_old_archive_and_is_not_remembered(
+    corpus: Corpus, demo_archives: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The swap lands between a search's index work and the reading of its results: the
+    search reads the archive it began with (its hits' documents are there), answers
+    whole, and leaves nothing for later calls to take for the new archive's."""
+    query = "asyncio task"
+    library = corpus.library("devdocs_python")
+    old_uuid = library.service.info.uuid
+    rename_over(demo_archives["devdocs_cpp"], served(corpus, "devdocs_python"))
+    while (new := library.service.reopen(direct_index=True, check=False)) is None:
+        pass
+
+    def swap_then_federate(*args: Any) -> Any:
+        library.service.serve(new)  # in the ranking thread, mid-search
+        return federate(*args)
+
+    monkeypatch.setattr("corpus_mcp.corpus.federate", swap_then_federate)
+    across = await corpus.search(query, 5)
+    monkeypatch.undo()
+    assert not across.partial
+    assert "devdocs_python" in {result.library for result in across.results}
+    assert library.service.held is new
+    assert len(corpus.answers_cache) == 0  # read from an archive no longer served
+    # Its hits are remembered for the archive they came from.
+    assert corpus.hits_cache.get((old_uuid, across.query, 5)) is not None
+    after = await corpus.search(query, 5)
+    assert "devdocs_python" not in {result.library for result in after.results}
+
+
+async def test_a_new_archive_whose_symbols_cannot_be_read_is_not_served(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     file = served(corpus, "devdocs_cpp")
-    fresh = file.with_suffix(".new")
-    shutil.copyfile(file, fresh)
-    os.replace(fresh, file)
+    old = corpus.library("devdocs_cpp").service.held
+    rename_over(file, file)
 
     def unreadable(reader: ZimReader, adapter: object) -> None:
         raise ZimError("entry lookup failed: simulated")
@@ -169,7 +235,10 @@ async def test_an_archive_back_whose_symbols_cannot_be_read_is_not_served(
     monkeypatch.setattr("corpus_mcp.corpus.load_symbols", unreadable)
     for _ in range(3):
         assert not await corpus.recheck("devdocs_cpp")
-    assert corpus.unavailable_libraries == {"devdocs_cpp": NOT_AN_ARCHIVE}
+    assert corpus.unavailable_libraries == {}
+    assert corpus.library("devdocs_cpp").service.held is old  # the old one serves on
+    [refused] = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert f"cannot be served: {NOT_AN_ARCHIVE} ({file}: its symbol index: " in refused
     monkeypatch.undo()
     await back_again(corpus, "devdocs_cpp")
 

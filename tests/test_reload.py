@@ -2,19 +2,23 @@
 
 In-process, :class:`corpus_mcp.live.LiveCorpus` over copies of the demo archives shows
 each promise on its own: a call in flight finishes on its generation, unchanged archives
-stay open while changed ones are reopened, nothing changed is no swap, and a manifest or
-archive that fails leaves the old corpus serving. Then real processes: ``corpus-mcp
-serve`` under a bounded MCP load while archives are added, replaced and removed (no
-failed call, the descriptors of the start back at the end), and ``corpus-mcp stdio``.
+stay open while changed ones are reopened, nothing changed is no swap, a manifest or
+archive that fails leaves the old corpus serving, and a reload after a new file was
+renamed over a served one keeps one reader per file (whether the periodic check had
+swapped it in or not). Then real processes: ``corpus-mcp serve`` under a bounded MCP
+load while archives are added, replaced and removed (no failed call, the descriptors of
+the start back at the end), a rename then SIGHUP under load, and ``corpus-mcp stdio``.
 """
 
 from __future__ import annotations
 
+import gc
 import itertools
 import os
 import re
 import shutil
 import signal
+import threading
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -28,14 +32,17 @@ import trio
 import trio.testing
 from mcp import Client
 
+from corpus_mcp import corpus as corpus_module
 from corpus_mcp import metrics
 from corpus_mcp.config import load_manifest
 from corpus_mcp.demo import DEMO_LIBRARIES
 from corpus_mcp.errors import CorpusError
 from corpus_mcp.live import LiveCorpus, identify, open_live_corpus
 from corpus_mcp.parsing import ParsePool
+from corpus_mcp.zim import ZimReader
 
-from .conftest import settings_for
+from .conftest import NEXT_MONTH_ONLY, settings_for
+from .mcp_helpers import error_payload
 from .server_process import STARTUP_GUARD_SECONDS, ServerProcess, running_server
 from .test_server_stdio import INITIALIZE, INITIALIZED, call, started
 
@@ -266,6 +273,113 @@ async def test_a_manifest_or_archive_that_fails_leaves_the_old_corpus_serving(
     assert "generation 1 goes on serving wikipedia" in logged
 
 
+# -- a new file renamed over a served one, and a reload ---------------------------------
+
+NEVER = "3600"
+"""ARCHIVE_RECHECK_SECONDS where a test runs the periodic check by hand."""
+
+
+def readers_of(path: Path) -> int:
+    """How many readers are alive on the file now at ``path`` (after a collection)."""
+    gc.collect()
+    found = path.stat()
+    return sum(
+        isinstance(o, ZimReader)
+        and (o.handle.identity.device, o.handle.identity.inode) == (found.st_dev, found.st_ino)
+        for o in gc.get_objects()
+    )
+
+
+async def test_a_reload_keeps_the_new_file_the_periodic_check_swapped_in(
+    demo_archives: dict[str, Path], next_month_wikipedia: Path, tmp_path: Path
+) -> None:
+    async with live_corpus(
+        tmp_path, demo_archives, ["wikipedia", "devdocs_python"], ARCHIVE_RECHECK_SECONDS=NEVER
+    ) as live:
+        corpus = live.current.corpus
+        place(tmp_path, "wikipedia", next_month_wikipedia)  # renamed over the served file
+        assert [await corpus.recheck("wikipedia") for _ in range(2)] == [False, True]
+        swapped = corpus.library("wikipedia").service.held
+        assert (await live.fetch(f"corpus://wikipedia/{NEXT_MONTH_ONLY}", None)).library
+        assert (await live.reload()).outcome == "unchanged"  # it serves the file there
+        # A change elsewhere makes a new generation, which keeps that reader as it is.
+        place(tmp_path, "mdwiki", demo_archives["mdwiki"])
+        write_manifest(
+            tmp_path, {"wikipedia": "mediawiki", "devdocs_python": "devdocs", "mdwiki": "mediawiki"}
+        )
+        assert (await live.reload()).outcome == "swapped"
+        assert live.current.corpus.library("wikipedia").service.held is swapped
+        del corpus, swapped
+        await trio.testing.wait_all_tasks_blocked()  # the first generation closes
+        assert readers_of(tmp_path / "wikipedia.zim") == 1
+        assert "wikipedia.zim (deleted)" not in archive_files(tmp_path)
+
+
+async def test_a_reload_right_after_a_rename_opens_the_new_file_once(
+    demo_archives: dict[str, Path], next_month_wikipedia: Path, tmp_path: Path
+) -> None:
+    async with live_corpus(
+        tmp_path, demo_archives, ["wikipedia"], ARCHIVE_RECHECK_SECONDS=NEVER
+    ) as live:
+        first = live.current.corpus
+        old = first.library("wikipedia").service.held
+        place(tmp_path, "wikipedia", next_month_wikipedia)
+        assert not await first.recheck("wikipedia")  # seen once: not served yet
+        with live.current.call() as in_flight:
+            assert (await live.reload()).outcome == "swapped"
+            # The retired generation's library is left to its calls in flight: it swaps
+            # nothing in (one reader per file), and answers from its old file to the end.
+            for _ in range(3):
+                assert not await first.recheck("wikipedia")
+            assert first.library("wikipedia").service.held is old
+            assert readers_of(tmp_path / "wikipedia.zim") == 1
+            assert (await in_flight.fetch("corpus://wikipedia/Ray_Charles", None)).title
+            assert not (await in_flight.search("Ray Charles", 3)).partial
+            assert archive_files(tmp_path)["wikipedia.zim (deleted)"]  # the old file
+        del in_flight, first, old
+        await trio.testing.wait_all_tasks_blocked()  # the first generation closes
+        assert set(archive_files(tmp_path)) == {"wikipedia.zim"}
+        assert (await live.fetch(f"corpus://wikipedia/{NEXT_MONTH_ONLY}", None)).title
+
+
+async def test_a_reload_waits_for_a_swap_in_progress_and_keeps_what_it_swapped_in(
+    demo_archives: dict[str, Path],
+    next_month_wikipedia: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async with live_corpus(
+        tmp_path, demo_archives, ["wikipedia"], ARCHIVE_RECHECK_SECONDS=NEVER
+    ) as live:
+        corpus = live.current.corpus
+        place(tmp_path, "wikipedia", next_month_wikipedia)
+        assert not await corpus.recheck("wikipedia")
+        opening, go = threading.Event(), threading.Event()
+        reopen = corpus_module._reopen
+
+        def slow_reopen(*args: Any, **kwargs: Any) -> Any:
+            opening.set()
+            go.wait()
+            return reopen(*args, **kwargs)
+
+        monkeypatch.setattr(corpus_module, "_reopen", slow_reopen)
+        outcomes: list[str] = []
+
+        async def reload() -> None:
+            outcomes.append((await live.reload()).outcome)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(corpus.recheck, "wikipedia")
+            await trio.to_thread.run_sync(opening.wait)
+            nursery.start_soon(reload)
+            await trio.testing.wait_all_tasks_blocked()
+            assert outcomes == []  # waiting for the swap, not opening the file itself
+            go.set()
+        assert outcomes == ["unchanged"]
+        assert live.current.corpus is corpus
+        assert readers_of(tmp_path / "wikipedia.zim") == 1
+
+
 # -- a real server under load -----------------------------------------------------------
 
 #: Queries the persistent libraries answer (Wikipedia, DevDocs Python, Stack Overflow).
@@ -281,11 +395,17 @@ CLIENTS = 4
 CALLS_PER_PHASE = 24
 """Calls the load completes after each reload before the next change (so that every
 corpus, and every swap, is met by calls)."""
+SERVER_ENV = {"SEARCH_TIMEOUT": "60"}
+"""No search may run out of time on the shared machine: a parse cancelled at a deadline
+kills its worker process, whose descriptors then go (the pool starts another only when
+two parses are wanted at once again), which would be a difference in the descriptor
+comparison that no archive made."""
 
 
 class Load:
     """A bounded MCP load: ``CLIENTS`` clients in both protocol eras, search then fetch,
-    until ``stop``; every call that is not ``ok`` is a failure, named."""
+    until ``stop``; every call that is not ``ok``, and every partial search, is a
+    failure, named."""
 
     def __init__(self, url: str, persistent: set[str]) -> None:
         self.url = url
@@ -316,6 +436,10 @@ class Load:
         found = await client.call_tool("search", {"query": query, "limit": 3})
         if found.is_error or found.structured_content is None:
             self.failures.append(f"search {query!r}: {found.content}")
+            return
+        if found.structured_content["partial"]:
+            left_out = found.structured_content["unavailable_libraries"]
+            self.failures.append(f"search {query!r}: partial, without {left_out}")
             return
         self.calls["search"] += 1
         results = [
@@ -357,7 +481,7 @@ async def test_swaps_under_load_fail_no_call_and_leak_no_descriptor(
     start = ["wikipedia", "devdocs_python", "stackoverflow", "mdwiki"]
     manifest = corpus_folder(root, demo_archives, start)
     persistent = {"wikipedia", "devdocs_python", "stackoverflow"}
-    with running_server(manifest, tmp_path / "stderr.log") as server:
+    with running_server(manifest, tmp_path / "stderr.log", env=SERVER_ENV) as server:
         pid = server.process.pid
         url = f"http://127.0.0.1:{server.port}/mcp"
         sockets = open_files(pid).count("socket")
@@ -384,8 +508,9 @@ async def test_swaps_under_load_fail_no_call_and_leak_no_descriptor(
             place(root, "wikipedia", demo_archives["wikipedia"])  # next month's file
             await change("replace wikipedia", "reload: generation 3 serves")
             write_manifest(root, {name: ADAPTERS[name] for name in [*start[:3], "math"]})
-            (root / "mdwiki.zim").unlink()
             await change("remove mdwiki", "reload: generation 4 serves")
+            # Deleted once no longer served (README): calls still on generation 3 finish.
+            (root / "mdwiki.zim").unlink()
             (root / "corpus.toml").write_text("version = 1\n[[library\n")
             await change("a broken manifest", "reload failed (invalid_manifest)")
             (root / "junk.zim").write_bytes(b"no ZIM archive" * 64)
@@ -427,6 +552,68 @@ async def test_swaps_under_load_fail_no_call_and_leak_no_descriptor(
     assert 'corpus_mcp_reloads_total{outcome="archive_failed"} 1.0' in scraped
     assert "corpus_mcp_corpus_generation 5.0" in scraped
     assert f"corpus_mcp_open_archives {len(start)}.0" in scraped
+
+
+@pytest.mark.slow
+async def test_a_rename_then_sighup_under_load_fails_no_call(
+    demo_archives: dict[str, Path], next_month_wikipedia: Path, tmp_path: Path
+) -> None:
+    """Next month's Wikipedia renamed over the served file, then SIGHUP right away (the
+    reload opens the new file, or keeps the one the periodic check may just have swapped
+    in); then this month's renamed back, swapped in by the check, then SIGHUP (nothing
+    left to change). No call fails or is partial, each archive's documents are served in
+    turn, and every old file is closed once its last call has ended."""
+    root = tmp_path / "corpus"
+    root.mkdir()
+    names = ["wikipedia", "devdocs_python", "stackoverflow"]
+    manifest = corpus_folder(root, demo_archives, names)
+    env = {**SERVER_ENV, "ARCHIVE_RECHECK_SECONDS": "0.2"}
+    only_next_month = {"ref": f"corpus://wikipedia/{NEXT_MONTH_ONLY}"}
+    with running_server(manifest, tmp_path / "stderr.log", env=env) as server:
+        url = f"http://127.0.0.1:{server.port}/mcp"
+        load = Load(url, set(names))
+        reloads: list[str] = []
+
+        async def calls(what: str) -> None:
+            done = load.total
+            await until(lambda: load.total >= done + CALLS_PER_PHASE, what, server)
+
+        async def hang_up_reloaded() -> None:
+            mark = server.mark()
+            server.process.send_signal(signal.SIGHUP)
+            await until(lambda: "reload: " in server.log_since(mark), "the reload", server)
+            reloads.append(server.log_since(mark).split("reload: ")[1].split(";")[0])
+
+        async with trio.open_nursery() as nursery, Client(url) as client:
+            nursery.start_soon(load.run)
+            await calls("the first calls")
+            place(root, "wikipedia", next_month_wikipedia)
+            await hang_up_reloaded()
+            await calls("calls after the first reload")
+            assert not (await client.call_tool("fetch", only_next_month)).is_error
+            mark = server.mark()
+            place(root, "wikipedia", demo_archives["wikipedia"])  # and back, the same way
+            await until(lambda: "now serves" in server.log_since(mark), "the swap", server)
+            await hang_up_reloaded()
+            await calls("calls after the second reload")
+            gone = error_payload(await client.call_tool("fetch", only_next_month))
+            load.stop.set()
+        with trio.move_on_after(GUARD_SECONDS):  # a hang guard: what is left is reported
+            while "wikipedia.zim (deleted)" in archive_files(root, server.process.pid):
+                await trio.sleep(0.02)
+        left = archive_files(root, server.process.pid)
+        assert server.stop() == 0
+    print(f"\nrename then SIGHUP under load: {' | '.join(reloads)}; calls: {dict(load.calls)}")
+    assert load.failures == []
+    assert reloads[0].startswith(
+        ("generation 2 serves wikipedia", "corpus.toml and the archives are unchanged")
+    )
+    assert reloads[1] == "corpus.toml and the archives are unchanged"
+    assert gone["error"] == "not_found"
+    assert "wikipedia.zim (deleted)" not in left
+    log = server.stderr
+    assert " WARNING " not in log
+    assert "Traceback" not in log
 
 
 def metrics_text(port: int) -> str:

@@ -1,5 +1,7 @@
 """ArchiveService under trio: the per-archive lock outlives abandoned calls, tokens never
-leak, and a reader whose file changed is retired and replaced once the file is sound."""
+leak, a reader whose file changed is retired and replaced once the file is sound, a new
+file renamed over the served one is served once sound without an outage, and a call
+reads one reader from start to end."""
 
 from __future__ import annotations
 
@@ -19,13 +21,18 @@ from corpus_mcp.zim import (
     ArchiveUnavailable,
     ChainedLimiter,
     ZimReader,
+    one_reader_per_call,
+    readers_replaced,
     stop_if_abandoned,
 )
 from corpus_mcp.zim import service as service_module
-from corpus_mcp.zim.identity import CHANGED, DELETED, REPLACED, TRUNCATED, FileProblem
+from corpus_mcp.zim.identity import CHANGED, DELETED, TRUNCATED, UNREADABLE, FileProblem
 from corpus_mcp.zim.service import FAILS_CHECK, NOT_AN_ARCHIVE, OTHER_FAMILY
 
 MINI_2020 = "wikipedia_en_ray_charles_mini_2020-03.zim"
+AS_ROOT = pytest.mark.skipif(
+    os.geteuid() == 0, reason="root reads a file whatever its mode: chmod 000 cannot stop it"
+)
 
 
 @pytest.fixture(scope="module")
@@ -336,7 +343,7 @@ async def test_reopen_waits_for_a_file_that_stays_the_same(
     reopened = service.reopen(direct_index=True, check=False)
     assert reopened is not None
     assert reopened.handle.identity.inode == archive.stat().st_ino
-    service.restore(reopened)
+    service.serve(reopened)
     assert service.unavailable is None
     assert service.enter() is reopened
     assert service.info is reopened.info
@@ -360,10 +367,10 @@ async def test_a_reader_retired_then_replaced_is_never_let_back_in(archive: Path
     write_in_place(archive, pristine)
     while (second := service.reopen(direct_index=True, check=False)) is None:
         pass
-    service.restore(second)
+    service.serve(second)
     with pytest.raises(ArchiveUnavailable) as caught:
         service.verify(first)  # a job that began before the fault, still going
-    assert caught.value.reason == REPLACED
+    assert caught.value.reason == CHANGED  # the file it maps, rewritten in place
     service.verify(second)
 
 
@@ -398,19 +405,27 @@ async def test_reopen_refuses_what_the_library_cannot_serve(
 
 
 async def test_reopen_under_zim_check_refuses_an_archive_failing_it(
-    shared_zims: Path, tmp_path: Path
+    shared_zims: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     served = tmp_path / "damaged.zim"
     shutil.copyfile(shared_zims / "invalid" / "invalid.nonsorted_title_index.zim", served)
-    service = ArchiveService(ZimReader(served), trio.CapacityLimiter(1), library="damaged")
+    first = ZimReader(served)
+    service = ArchiveService(first, trio.CapacityLimiter(1), library="damaged")
     rename_copy = tmp_path / "damaged.new"
     shutil.copyfile(served, rename_copy)
     os.replace(rename_copy, served)
     service.check_file()
-    assert service.unavailable == REPLACED
+    assert service.unavailable is None  # renamed over: the file held serves on
     assert service.reopen(direct_index=True, check=True) is None
-    assert service.reopen(direct_index=True, check=True) is None
-    assert service.unavailable == FAILS_CHECK
+    for _ in range(2):
+        assert service.reopen(direct_index=True, check=True) is None
+    assert service.unavailable is None
+    assert service.enter() is first
+    [refused] = [message for level, message in zim_records(caplog) if level == logging.WARNING]
+    assert refused.startswith(
+        f"library damaged: the new file at its path cannot be served: {FAILS_CHECK} ({served}: "
+    )
+    assert refused.endswith("; the old one goes on serving")
     assert service.reopen(direct_index=True, check=False) is not None  # it opens
 
 
@@ -450,3 +465,191 @@ async def test_two_threads_finding_the_fault_at_once_say_it_once(
     with pytest.raises(ArchiveUnavailable):
         service.verify(reader)
     assert [level for level, _ in zim_records(caplog)] == [logging.WARNING]
+
+
+# -- a new file renamed over the served one: no outage ------------------------------------------
+
+
+def rename_over(source: Path | bytes, target: Path) -> None:
+    """The safe update: a complete new file written next to the served one, then moved
+    over it (``source``: a file to copy, or the bytes to write)."""
+    fresh = target.with_name(target.name + ".new")
+    if isinstance(source, bytes):
+        fresh.write_bytes(source)
+    else:
+        shutil.copyfile(source, fresh)
+    os.replace(fresh, target)
+
+
+async def test_a_file_renamed_over_is_served_once_sound_without_an_outage(
+    archive: Path, demo_archives: dict[str, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    old = ZimReader(archive)
+    service = ArchiveService(old, trio.CapacityLimiter(1), library="wiki")
+    assert not service.check_file()  # nothing new at the path
+    rename_over(demo_archives["mdwiki"], archive)  # another archive of the same family
+    assert service.check_file()  # no fault, and something for reopen to look at
+    assert (service.unavailable, service.enter(), service.held) == (None, old, old)
+    assert service.reopen(direct_index=True, check=False) is None  # first seen
+    assert service.enter() is old
+    new = service.reopen(direct_index=True, check=False)
+    assert new is not None
+    assert new.handle.identity.inode == archive.stat().st_ino
+    assert await service.run(lambda reader: reader) is old  # not served until told
+    service.serve(new)
+    assert not service.check_file()
+    assert (service.unavailable, service.enter(), service.info) == (None, new, new.info)
+    # The file replaced is intact: a call still reading it goes on.
+    assert old.handle.problem() is None
+    service.verify(old)
+    assert service.reopen(direct_index=True, check=False) is None  # nothing new now
+    assert zim_records(caplog) == [
+        (
+            logging.INFO,
+            "library wiki: a new file at its path; serving the old one until the new one is sound",
+        ),
+        (
+            logging.INFO,
+            f"library wiki now serves {archive} (replaced); {new.info.size} bytes, "
+            f"uuid {new.info.uuid}",
+        ),
+    ]
+
+
+async def test_a_new_file_that_cannot_be_served_leaves_the_old_one_serving(
+    archive: Path, demo_archives: dict[str, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    old = ZimReader(archive)
+    service = ArchiveService(old, trio.CapacityLimiter(1), library="wiki")
+    rename_over(demo_archives["devdocs_python"], archive)  # of another family
+    for _ in range(4):
+        assert service.reopen(direct_index=True, check=False) is None
+        service.check_file()
+    rename_over(b"no ZIM archive" * 64, archive)
+    for _ in range(3):
+        assert service.reopen(direct_index=True, check=False) is None
+    assert (service.unavailable, service.enter()) == (None, old)
+    said = zim_records(caplog)
+    assert [level for level, _ in said] == [logging.INFO, logging.WARNING, logging.WARNING]
+    assert f"cannot be served: {OTHER_FAMILY} ({archive}: a devdocs archive" in said[1][1]
+    assert f"cannot be served: {NOT_AN_ARCHIVE} ({archive}: " in said[2][1]
+
+
+@AS_ROOT
+async def test_a_new_file_that_cannot_be_read_is_not_served(
+    archive: Path, demo_archives: dict[str, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    old = ZimReader(archive)
+    service = ArchiveService(old, trio.CapacityLimiter(1), library="wiki")
+    rename_over(demo_archives["mdwiki"], archive)
+    archive.chmod(0)
+    for _ in range(3):
+        service.check_file()  # the file held is still readable through its descriptor
+        assert service.reopen(direct_index=True, check=False) is None
+    assert service.enter() is old
+    [_, refused] = zim_records(caplog)
+    assert refused[1].startswith(
+        f"library wiki: the new file at its path cannot be served: {UNREADABLE} ({archive}: "
+    )
+    archive.chmod(0o644)
+    assert service.reopen(direct_index=True, check=False) is None  # first seen readable
+    assert service.reopen(direct_index=True, check=False) is not None
+
+
+async def test_the_path_back_on_the_served_file_is_nothing_new(
+    archive: Path, demo_archives: dict[str, Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    old = ZimReader(archive)
+    service = ArchiveService(old, trio.CapacityLimiter(1), library="wiki")
+    aside = archive.with_name("aside.zim")
+    os.link(archive, aside)  # the served file keeps a second name
+    rename_over(demo_archives["mdwiki"], archive)
+    assert service.reopen(direct_index=True, check=False) is None
+    os.replace(aside, archive)  # the operator puts the old file back
+    assert service.check_file()  # once more, so that reopen forgets the new file
+    for _ in range(3):
+        assert service.reopen(direct_index=True, check=False) is None
+    assert not service.check_file()
+    rename_over(demo_archives["mdwiki"], archive)  # then tries again: said again
+    assert service.reopen(direct_index=True, check=False) is None
+    noticed = [message for _, message in zim_records(caplog) if "a new file" in message]
+    assert len(noticed) == 2
+    assert service.enter() is old
+
+
+async def test_a_deleted_path_is_a_fault_even_with_the_file_held_intact(archive: Path) -> None:
+    """A restart could not open the library: it is unavailable now, not at the next
+    restart, and the deleted file's space comes back once its last call ends."""
+    service = ArchiveService(ZimReader(archive), trio.CapacityLimiter(1), library="wiki")
+    archive.unlink()
+    with pytest.raises(ArchiveUnavailable) as caught:
+        await service.run(lambda reader: reader)
+    assert caught.value.reason == DELETED
+    assert service.held is None
+    assert service.check_file()  # unavailable: reopen looks for a file back at the path
+
+
+async def test_a_detached_library_finishes_its_calls_whatever_its_path_names(
+    archive: Path, demo_archives: dict[str, Path]
+) -> None:
+    """A reload left it to the calls in flight: the old file may be deleted meanwhile."""
+    reader = ZimReader(archive)
+    service = ArchiveService(reader, trio.CapacityLimiter(1), library="wiki")
+    service.detach()
+    archive.unlink()
+    assert await service.run(lambda checked: checked) is reader
+    shutil.copyfile(demo_archives["mdwiki"], archive)  # another file there: not its business
+    for _ in range(3):
+        assert not service.check_file()
+        assert service.reopen(direct_index=True, check=False) is None
+    os.truncate(reader.handle.source, 100)  # the deleted file, through its descriptor
+    with pytest.raises(ArchiveUnavailable) as caught:  # its own file is still checked
+        await service.run(lambda checked: checked)
+    assert caught.value.reason == TRUNCATED
+    assert not service.check_file()  # unavailable, and not its business either
+
+
+async def test_a_call_reads_one_reader_from_start_to_end(
+    archive: Path, demo_archives: dict[str, Path]
+) -> None:
+    old = ZimReader(archive)
+    service = ArchiveService(old, trio.CapacityLimiter(1), library="wiki")
+    rename_over(demo_archives["mdwiki"], archive)
+    while (new := service.reopen(direct_index=True, check=False)) is None:
+        pass
+    seen: list[ZimReader] = []
+    with one_reader_per_call():
+        assert service.info is old.info  # the first use pins it (a cache key, here)
+        assert not readers_replaced()
+        service.serve(new)
+        seen.append(await service.run(lambda reader: reader))  # a worker thread
+
+        async def child() -> None:
+            seen.append(service.enter())
+
+        async with trio.open_nursery() as nursery:  # child tasks read the same one
+            nursery.start_soon(child)
+        assert readers_replaced()
+    assert seen == [old, old]
+    with one_reader_per_call():  # the next call reads the new one
+        assert await service.run(lambda reader: reader) is new
+        assert not readers_replaced()
+    assert service.enter() is new  # outside any call: the one served
+
+
+async def test_a_call_that_began_while_unavailable_pins_what_is_served_later(
+    archive: Path,
+) -> None:
+    pristine = archive.read_bytes()
+    service = ArchiveService(ZimReader(archive), trio.CapacityLimiter(1), library="wiki")
+    os.truncate(archive, 100)
+    service.check_file()
+    with one_reader_per_call():
+        with pytest.raises(ArchiveUnavailable):
+            service.enter()
+        write_in_place(archive, pristine)
+        while (back := service.reopen(direct_index=True, check=False)) is None:
+            pass
+        service.serve(back)
+        assert service.enter() is back
+        assert not readers_replaced()

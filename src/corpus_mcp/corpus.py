@@ -13,7 +13,9 @@ An archive whose file changes or goes away under the server is never read again 
 :mod:`corpus_mcp.zim.service`): its library is *unavailable*, left out of searches
 (``partial``) and answered ``library_unavailable`` by fetch, until a background check
 (every ARCHIVE_RECHECK_SECONDS) finds a sound archive at its path and serves it, with that
-library's cache entries dropped.
+library's cache entries dropped. A new archive renamed over a served one is no fault: the
+old one serves until the same check finds the new one sound and swaps it in. Each call
+reads one archive per library from start to end (``one_reader_per_call``).
 """
 
 from __future__ import annotations
@@ -52,7 +54,9 @@ from corpus_mcp.zim import (
     RedirectError,
     ZimError,
     ZimReader,
+    one_reader_per_call,
     open_readers,
+    readers_replaced,
 )
 from corpus_mcp.zim.identity import FileProblem
 from corpus_mcp.zim.service import NOT_AN_ARCHIVE
@@ -140,9 +144,14 @@ class Corpus:
         libraries: list[Library],
         parser: ParsePool,
         disabled: tuple[str, ...] = (),
+        *,
+        archive_changes: trio.Lock | None = None,
     ) -> None:
         self.settings = settings
         self._parser = parser
+        # Taken to serve a library another file (and by a reload): one change at a time.
+        self._archive_changes = archive_changes or trio.Lock()
+        self._watching = trio.CancelScope()
         self._libraries = {lib.name: lib for lib in libraries}
         self._disabled = disabled
         self._documents: ByteLRU[tuple[str, str], Parsed] = ByteLRU(settings.document_cache_bytes)
@@ -195,7 +204,8 @@ class Corpus:
         deadline = trio.current_time() + self.settings.search_timeout
         try:
             async with self._admission.turn():
-                return await self._search(normalised, limit, deadline)
+                with one_reader_per_call():
+                    return await self._search(normalised, limit, deadline)
         except Busy as busy:
             raise CorpusError(
                 "busy",
@@ -223,7 +233,9 @@ class Corpus:
             partial=bool(failed),
             unavailable_libraries=sorted(set(failed)),
         )
-        if not failed:  # a partial answer is never remembered: the next try may do better
+        # A partial answer is never remembered (the next try may do better), nor one read
+        # from an archive that another file has replaced since.
+        if not failed and not readers_replaced():
             self._answers.put((normalised, limit), output, _answer_weight(output))
         return output
 
@@ -398,6 +410,10 @@ class Corpus:
 
     async def fetch(self, ref: str, sections: list[str] | None) -> FetchOutput:
         """The document a ref names, whole or by section ids, within MAX_FETCH_CHARS."""
+        with one_reader_per_call():
+            return await self._fetch(ref, sections)
+
+    async def _fetch(self, ref: str, sections: list[str] | None) -> FetchOutput:
         name, path = refs.decode(ref, self._libraries, self._disabled)
         library = self._libraries[name]
         if library.service.unavailable:
@@ -530,33 +546,41 @@ class Corpus:
     # -- archive faults ---------------------------------------------------------------
 
     async def watch_archives(self) -> None:
-        """Check every library's archive file every ARCHIVE_RECHECK_SECONDS, for ever.
+        """Check every library's archive file every ARCHIVE_RECHECK_SECONDS, until
+        :meth:`stop_watching`.
 
-        A served file that changed is found even when no call comes to touch it; an
-        unavailable library is served again once a sound archive is at its path. One
-        library's failure here is logged and never stops the others' checks.
+        A served file that changed is found even when no call comes to touch it; a sound
+        archive at a library's path that is not served yet (back after a fault, or
+        renamed over the one served) is served. One library's failure here is logged and
+        never stops the others' checks.
         """
-        while True:
-            await trio.sleep(self.settings.archive_recheck_seconds)
-            for library in self._libraries.values():
-                try:
-                    await self.recheck(library.name)
-                except Exception as exc:
-                    log_failure(
-                        log,
-                        exc,
-                        self.settings.log_queries,
-                        "library %s: checking its archive failed",
-                        library.name,
-                    )
+        with self._watching:
+            while True:
+                await trio.sleep(self.settings.archive_recheck_seconds)
+                for library in self._libraries.values():
+                    try:
+                        await self.recheck(library.name)
+                    except Exception as exc:
+                        log_failure(
+                            log,
+                            exc,
+                            self.settings.log_queries,
+                            "library %s: checking its archive failed",
+                            library.name,
+                        )
+
+    def stop_watching(self) -> None:
+        """No more periodic checks (a reload retired this corpus: the corpus serving now
+        checks the libraries it shares with this one, and this one's own serve only the
+        calls in flight)."""
+        self._watching.cancel()
 
     async def recheck(self, name: str) -> bool:
         """One check of a library's archive file (see :meth:`watch_archives`); True
-        when an unavailable library was served again."""
+        when the library serves another file from now on."""
         library = self._libraries[name]
         service = library.service
-        if not service.unavailable:
-            await trio.to_thread.run_sync(service.check_file)
+        if not await trio.to_thread.run_sync(service.check_file):
             return False
         reopen = partial(
             _reopen,
@@ -564,13 +588,14 @@ class Corpus:
             direct_index=self.settings.search_engine == "auto",
             check=self.settings.zim_check,
         )
-        reopened = await trio.to_thread.run_sync(reopen)
-        if reopened is None:
-            return False
-        reader, symbols = reopened
-        before = service.info.uuid
-        service.restore(reader)
-        library.refresh(symbols)
+        async with self._archive_changes:
+            reopened = await trio.to_thread.run_sync(reopen)
+            if reopened is None:
+                return False
+            reader, symbols = reopened
+            before = service.info.uuid
+            service.serve(reader)
+            library.refresh(symbols)
         # Whatever was remembered of the old archive (or of this one before it was
         # retired) goes: documents and hits by archive, answers by any library.
         stale = {before, reader.info.uuid}
@@ -588,6 +613,7 @@ async def open_corpus(
     reuse: Mapping[str, Library] | None = None,
     archive_limiter: trio.CapacityLimiter | None = None,
     parser: ParsePool | None = None,
+    archive_changes: trio.Lock | None = None,
 ) -> AsyncIterator[Corpus]:
     """Open every enabled archive (all or nothing, optionally checked), then serve.
 
@@ -596,9 +622,39 @@ async def open_corpus(
     in ``reuse``, taken as they are (reader, lock, symbols), and the ``archive_limiter``
     they already share, so that every corpus alive keeps one global pool of archive calls,
     and the ``parser`` pool of worker processes they share (else one is opened, and closed
-    with this corpus).
+    with this corpus), and the lock it holds while it reloads (``archive_changes``), so
+    that no corpus serves a library another file meanwhile.
     """
-    reused = dict(reuse or {})
+    async with AsyncExitStack() as stack:
+        if parser is None:
+            parser = await stack.enter_async_context(open_parse_pool(settings.parse_workers))
+            warm_up = parser.warm_up
+        else:
+            warm_up = _nothing
+        shared = archive_limiter or trio.CapacityLimiter(settings.search_workers)
+        libraries = await _open_libraries(settings, manifest, dict(reuse or {}), shared, warm_up)
+        disabled = tuple(lib.name for lib in manifest.libraries if not lib.enabled)
+        corpus = Corpus(settings, libraries, parser, disabled, archive_changes=archive_changes)
+        async with trio.open_nursery() as watching:
+            watching.start_soon(corpus.watch_archives)
+            yield corpus
+            watching.cancel_scope.cancel()
+
+
+async def _open_libraries(
+    settings: Settings,
+    manifest: Manifest,
+    reused: dict[str, Library],
+    shared: trio.CapacityLimiter,
+    warm_up: Callable[[], Awaitable[None]],
+) -> list[Library]:
+    """The manifest's enabled libraries: the ``reused`` ones as they are, the others
+    opened (while ``warm_up`` starts the parse workers).
+
+    A function of its own so that nothing but the libraries refers to the readers it
+    opened once it returns: a reader another file replaces later closes when its last
+    call ends, not when the corpus does.
+    """
     files = {lib.name: lib.file for lib in manifest.enabled if lib.name not in reused}
 
     def progress(library: str, message: str) -> None:
@@ -623,49 +679,36 @@ async def open_corpus(
         symbols = {name: load_symbols(reader, adapters[name]) for name, reader in readers.items()}
         return readers, symbols
 
-    async with AsyncExitStack() as stack:
-        if parser is None:
-            parser = await stack.enter_async_context(open_parse_pool(settings.parse_workers))
-            warm_up = parser.warm_up
-        else:
-            warm_up = _nothing
-        # The parse workers start while the archives open (each takes a fraction of a
-        # second). Each outcome is kept, not raised into the nursery, so the caller gets
-        # an OpenFailure as itself rather than inside an exception group.
-        outcomes: dict[str, object] = {}
+    # The parse workers start while the archives open (each takes a fraction of a
+    # second). Each outcome is kept, not raised into the nursery, so the caller gets
+    # an OpenFailure as itself rather than inside an exception group.
+    outcomes: dict[str, object] = {}
 
-        async def keep(name: str, work: Callable[[], Awaitable[object]]) -> None:
-            try:
-                outcomes[name] = await work()
-            except Exception as exc:
-                outcomes[name] = exc
+    async def keep(name: str, work: Callable[[], Awaitable[object]]) -> None:
+        try:
+            outcomes[name] = await work()
+        except Exception as exc:
+            outcomes[name] = exc
 
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(keep, "archives", partial(trio.to_thread.run_sync, open_all))
-            nursery.start_soon(keep, "workers", warm_up)
-        for outcome in outcomes.values():
-            if isinstance(outcome, Exception):
-                raise outcome
-        readers, symbols = cast(
-            tuple[dict[str, ZimReader], dict[str, SymbolTable]], outcomes["archives"]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(keep, "archives", partial(trio.to_thread.run_sync, open_all))
+        nursery.start_soon(keep, "workers", warm_up)
+    for outcome in outcomes.values():
+        if isinstance(outcome, Exception):
+            raise outcome
+    readers, symbols = cast(
+        tuple[dict[str, ZimReader], dict[str, SymbolTable]], outcomes["archives"]
+    )
+    return [
+        reused.get(lib.name)
+        or Library(
+            lib.name,
+            adapters[lib.name],
+            ArchiveService(readers[lib.name], shared, library=lib.name),
+            symbols[lib.name],
         )
-        shared = archive_limiter or trio.CapacityLimiter(settings.search_workers)
-        libraries = [
-            reused.get(lib.name)
-            or Library(
-                lib.name,
-                adapters[lib.name],
-                ArchiveService(readers[lib.name], shared, library=lib.name),
-                symbols[lib.name],
-            )
-            for lib in manifest.enabled
-        ]
-        disabled = tuple(lib.name for lib in manifest.libraries if not lib.enabled)
-        corpus = Corpus(settings, libraries, parser, disabled)
-        async with trio.open_nursery() as watching:
-            watching.start_soon(corpus.watch_archives)
-            yield corpus
-            watching.cancel_scope.cancel()
+        for lib in manifest.enabled
+    ]
 
 
 async def _nothing() -> None:
@@ -691,8 +734,8 @@ def _library_hits(
 def _reopen(
     library: Library, *, direct_index: bool, check: bool
 ) -> tuple[ZimReader, SymbolTable] | None:
-    """A reader of the sound archive back at an unavailable library's path, and its
-    symbols (in a worker thread); None while there is none."""
+    """A reader of a sound archive at a library's path that it does not serve yet, and
+    its symbols (in a worker thread); None while there is none."""
     service = library.service
     reader = service.reopen(direct_index=direct_index, check=check)
     if reader is None:
@@ -700,7 +743,7 @@ def _reopen(
     try:
         return reader, load_symbols(reader, library.adapter)
     except ZimError as exc:
-        service.still_unavailable(
+        service.refuse(
             FileProblem(NOT_AN_ARCHIVE, f"{reader.file}: its symbol index: {exc.reason}")
         )
         return None

@@ -9,14 +9,22 @@ makes the new generation current, in one step. The old one is closed once its la
 call has ended. A manifest or an archive that fails leaves the current generation
 serving, with the reason logged and counted (``corpus_mcp_reloads_total``).
 
-An archive whose file has not changed (same path, device, inode, size and modification
-time as when it was opened) is not opened again: the new generation takes its library
-as it is, with its reader, its per-archive lock and its API symbols, which is safe
-because the corpus caches are keyed by archive UUID and an open archive never changes.
-Such a library belongs to both generations, and its archive stays open as long as
-either does; a library that only the closed generation had is let go, and the
-collector is run once so that the descriptors of its readers (whose index objects sit
-in reference cycles) are closed now rather than at some later collection.
+A library whose file has not changed (its path names the very file it serves: same
+device, inode, size and modification time) is not opened again: the new generation
+takes it as it is, with its reader, its per-archive lock and its API symbols, which is
+safe because the corpus caches are keyed by archive UUID and an open archive never
+changes. That holds too for a file renamed over a served one that the periodic check
+has already swapped in (:mod:`corpus_mcp.zim.service`): one reader per file. Such a
+library belongs to both generations, and its archive stays open as long as either
+does. A library that only the retired generation has is *detached* from its path (the
+calls in flight finish on its file whatever the path names now: the old file may be
+deleted), and no longer checked periodically (the current generation checks what they
+share); it is let go when the generation closes, its files closing with the last
+reference to its reader.
+
+Reloads and the periodic check's swaps of a library's file take one lock, so that a
+reload never opens a file that a swap is about to serve, and no retired generation
+swaps anything in.
 
 Each generation is held open by a task of its own (``open_corpus`` is entered and left
 in that task), so whatever opening a corpus starts also ends in its own scope.
@@ -43,43 +51,25 @@ from corpus_mcp.parsing import ParsePool, open_parse_pool
 from corpus_mcp.redaction import describe, log_failure
 from corpus_mcp.wire import FetchOutput, SearchOutput
 from corpus_mcp.zim import OpenFailure
+from corpus_mcp.zim.identity import FileIdentity, look
 
 log = logging.getLogger("corpus_mcp.live")
 
 
-class FileIdentity(msgspec.Struct, frozen=True):
-    """What tells a file on disk from another one at the same path."""
-
-    device: int
-    inode: int
-    size: int
-    modified_ns: int
-
-
 def identify(path: os.PathLike[str] | str) -> FileIdentity | None:
-    """The file's identity, or None when it cannot be read (then it is never reused)."""
-    try:
-        found = os.stat(path)
-    except OSError:
-        return None
-    return FileIdentity(found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
+    """The identity of the file at ``path``, or None when there is no readable file
+    (then no library is kept for it: the reload opens it, and says why it cannot)."""
+    found = look(os.fspath(path))
+    return found if isinstance(found, FileIdentity) else None
 
 
 class Generation:
     """One open corpus and the calls running on it."""
 
-    def __init__(
-        self,
-        number: int,
-        corpus: Corpus,
-        manifest: Manifest,
-        identities: dict[str, FileIdentity | None],
-    ) -> None:
+    def __init__(self, number: int, corpus: Corpus, manifest: Manifest) -> None:
         self.number = number
         self.corpus = corpus
         self.manifest = manifest
-        self.identities = identities
-        """Each enabled library's archive as it was just before it was opened."""
         self.loaded_at = time.time()
         self.calls = 0
         self.retired = False
@@ -100,6 +90,7 @@ class Generation:
     def retire(self) -> None:
         """No new call comes here; close once the calls in flight have ended."""
         self.retired = True
+        self.corpus.stop_watching()
         if not self.calls:
             self.drained.set()
 
@@ -109,10 +100,13 @@ class Generation:
         return {id(reader) for reader in held if reader is not None}
 
     def unchanged(self, library: str, identity: FileIdentity | None) -> Library | None:
-        """This generation's library of that name when its archive is still the same file."""
-        if identity is None or self.identities.get(library) != identity:
+        """This generation's library of that name when it serves the file of that
+        ``identity`` (the one at its path now), unchanged; never an unavailable one."""
+        if identity is None or library not in self.corpus.libraries:
             return None
-        return self.corpus.library(library) if library in self.corpus.libraries else None
+        kept = self.corpus.library(library)
+        served = kept.service.held
+        return kept if served is not None and served.handle.identity == identity else None
 
 
 class Reload(msgspec.Struct, frozen=True, kw_only=True):
@@ -138,7 +132,9 @@ class LiveCorpus:
         self._parser = parser
         # One global pool of archive calls for every generation alive (open_corpus).
         self._archive_limiter = trio.CapacityLimiter(settings.search_workers)
-        self._reloading = trio.Lock()
+        # Held by a reload, and by a generation's periodic check while it serves a
+        # library another file: one change of the archives served at a time.
+        self._archive_changes = trio.Lock()
         self._alive: list[Generation] = []
         self._current: Generation | None = None
         # Cache lookups of closed generations, so that the counters never go back.
@@ -173,8 +169,7 @@ class LiveCorpus:
 
     async def open_first(self, manifest: Manifest) -> None:
         """Open the first generation (startup: failures propagate, nothing serves yet)."""
-        identities = await trio.to_thread.run_sync(_identities, manifest)
-        self._serve(await self._nursery.start(self._hold, 1, manifest, {}, identities))
+        self._serve(await self._nursery.start(self._hold, 1, manifest, {}))
 
     async def reload(self) -> Reload:
         """Read the manifest again and serve what it says, or keep serving what is served.
@@ -182,7 +177,7 @@ class LiveCorpus:
         Never raises for a bad manifest or archive (or a bug): it is logged, counted, and
         the current generation goes on. Reloads run one at a time.
         """
-        async with self._reloading:
+        async with self._archive_changes:
             current = self.current
             started = trio.current_time()
             try:
@@ -191,7 +186,12 @@ class LiveCorpus:
                 return self._failed("invalid_manifest", str(exc))
             except Exception as exc:  # a bug must not take the serving corpus down
                 return self._failed("internal_error", self._bug(exc, "reading corpus.toml"))
-            if manifest == current.manifest and identities == current.identities:
+            reuse: dict[str, Library] = {}
+            for library in manifest.enabled:
+                kept = current.unchanged(library.name, identities[library.name])
+                if kept is not None and _same_entry(current.manifest, library):
+                    reuse[library.name] = kept
+            if manifest == current.manifest and len(reuse) == len(manifest.enabled):
                 log.info(
                     "reload: corpus.toml and the archives are unchanged; generation %d "
                     "goes on serving",
@@ -199,21 +199,19 @@ class LiveCorpus:
                 )
                 metrics.reloaded("unchanged")
                 return Reload(outcome="unchanged", generation=current.number)
-            reuse: dict[str, Library] = {}
-            for library in manifest.enabled:
-                kept = current.unchanged(library.name, identities[library.name])
-                if kept is not None and _same_entry(current.manifest, library):
-                    reuse[library.name] = kept
-            generation = await self._open(current.number + 1, manifest, reuse, identities)
+            generation = await self._open(current.number + 1, manifest, reuse)
             if not isinstance(generation, Generation):
-                # Archives that did open before the failure are unreachable now, but their
-                # index objects sit in reference cycles: collect them, closing their files.
+                # Archives that did open before the failure are unreachable now, but the
+                # failure's traceback (frames that held them) may sit in reference
+                # cycles: collect them, closing their files.
                 gc.collect()
                 return self._failed(*generation)
             self._serve(generation)
             current.retire()
             opened = [name for name in generation.corpus.libraries if name not in reuse]
             removed = [name for name in current.corpus.libraries if name not in reuse]
+            for name in removed:  # left to the calls in flight, whatever its path names now
+                current.corpus.library(name).service.detach()
             log.info(
                 "reload: generation %d serves %s after %.1f s (opened: %s; kept open: %s); "
                 "generation %d closes after its %d calls in flight (its own archives: %s)",
@@ -230,17 +228,11 @@ class LiveCorpus:
             return Reload(outcome="swapped", generation=generation.number)
 
     async def _open(
-        self,
-        number: int,
-        manifest: Manifest,
-        reuse: dict[str, Library],
-        identities: dict[str, FileIdentity | None],
+        self, number: int, manifest: Manifest, reuse: dict[str, Library]
     ) -> Generation | tuple[str, str]:
         """Generation ``number``, open and held; or the failed outcome and its reason."""
         try:
-            generation: Generation = await self._nursery.start(
-                self._hold, number, manifest, reuse, identities
-            )
+            generation: Generation = await self._nursery.start(self._hold, number, manifest, reuse)
         except OpenFailure as exc:
             return "archive_failed", str(exc)
         except Exception as exc:  # a bug must not take the serving corpus down
@@ -279,7 +271,6 @@ class LiveCorpus:
         number: int,
         manifest: Manifest,
         reuse: dict[str, Library],
-        identities: dict[str, FileIdentity | None],
         *,
         task_status: trio.TaskStatus[Generation] = trio.TASK_STATUS_IGNORED,
     ) -> None:
@@ -290,8 +281,9 @@ class LiveCorpus:
             reuse=reuse,
             archive_limiter=self._archive_limiter,
             parser=self._parser,
+            archive_changes=self._archive_changes,
         ) as corpus:
-            generation = Generation(number, corpus, manifest, identities)
+            generation = Generation(number, corpus, manifest)
             self._alive.append(generation)
             try:
                 task_status.started(generation)
@@ -305,11 +297,12 @@ class LiveCorpus:
         self._nursery.start_soon(self._closed, number, released)
 
     async def _closed(self, number: int, released: int) -> None:
-        """Generation ``number`` has closed: the archives it alone had are unreachable
-        now, and their index objects, which sit in reference cycles, are collected (their
-        files close) rather than left to some later collection."""
+        """Generation ``number`` has closed: what it alone had is unreachable now. Its
+        readers closed with their last reference; what a reference cycle keeps (an
+        exception's traceback holding the frames of a call that read a retired reader)
+        is collected now rather than at some later collection (:func:`_collect`)."""
+        _collect()
         if released:
-            gc.collect()
             log.info(
                 "generation %d closed: %d archives it alone had open released", number, released
             )
@@ -357,6 +350,19 @@ class LiveCorpus:
             stuck=current.corpus.stuck_libraries,
             caches=caches,
         )
+
+
+def _collect() -> None:
+    """A full collection that sees what the server froze (``gc.freeze`` in serve.py, once
+    the first generation was open: so that full collections do not walk the corpus),
+    then what is alive frozen again: the generations serving now stay out of the
+    collector's sight, and a closed one's cycles, frozen or not, are freed."""
+    frozen = gc.get_freeze_count() > 0
+    if frozen:
+        gc.unfreeze()
+    gc.collect()
+    if frozen:
+        gc.freeze()
 
 
 def _caches(corpus: Corpus) -> dict[str, ByteLRU[Any, Any]]:

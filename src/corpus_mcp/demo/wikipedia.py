@@ -9,6 +9,7 @@ search has competition.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import msgspec
@@ -49,18 +50,20 @@ METADATA = WIKI.metadata
 ARTICLES = tuple(WIKI.articles)
 
 
-def build(path: Path) -> Path:
-    """Write the demo Wikipedia archive at ``path``."""
+def build(path: Path, *, extra_articles: Sequence[Article] = ()) -> Path:
+    """Write the demo Wikipedia archive at ``path``; with ``extra_articles`` too, it is
+    "next month's" archive of the same library (tests of corpus updates)."""
+    articles = (*ARTICLES, *extra_articles)
     # Navbox links are relative from a top-level page, as every page here is.
     navboxes = {
         key: navbox(box.title, box.group, [(title, title) for title in box.members], "x")
         for key, box in WIKI.navboxes.items()
     }
-    pages, redirects = article_entries(ARTICLES, host=METADATA["Source"], navboxes=navboxes)
+    pages, redirects = article_entries(articles, host=METADATA["Source"], navboxes=navboxes)
     main = Page(
         path="index",
         title="Main Page",
-        content=list_main_page(ARTICLES, METADATA["Title"]),
+        content=list_main_page(articles, METADATA["Title"]),
         front=False,
     )
     return write_zim(

@@ -284,7 +284,9 @@ async def run_corpus(settings: Settings, manifest: Manifest, transport: Transpor
             await signals.start(stop_on_signals, stop)
             async with open_live_corpus(settings, manifest) as live:
                 # What startup made (modules, symbol tables, indexes) lives as long as the
-                # process: out of the collector's sight, full collections stay short.
+                # process or its generation: out of the collector's sight, full
+                # collections stay short (a closed generation is collected, and the
+                # next one frozen, by corpus_mcp.live).
                 gc.collect()
                 gc.freeze()
                 if not stop.is_set():

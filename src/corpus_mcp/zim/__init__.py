@@ -3,8 +3,9 @@
 ``reader`` reads one archive synchronously, ``index`` searches the Xapian databases
 inside it directly (``layout`` finds them in the file), ``identity`` tells whether the
 file is still the one opened, ``service`` calls it from trio under the per-archive lock
-(and retires a reader whose file changed), ``writer`` builds archives (fixtures and the
-demo corpus).
+(retires a reader whose file changed, serves a new file renamed over the old one once it
+is sound, one reader per library for a whole call), ``writer`` builds archives (fixtures
+and the demo corpus).
 """
 
 from corpus_mcp.zim.errors import (
@@ -30,7 +31,9 @@ from corpus_mcp.zim.service import (
     ArchiveService,
     ChainedLimiter,
     OpenFailure,
+    one_reader_per_call,
     open_readers,
+    readers_replaced,
     stop_if_abandoned,
 )
 
@@ -52,7 +55,9 @@ __all__ = [
     "ZimReader",
     "detect_family",
     "normalise_path",
+    "one_reader_per_call",
     "open_readers",
+    "readers_replaced",
     "snapshot_of",
     "stop_if_abandoned",
 ]

@@ -7,16 +7,20 @@ safely in-process. So a file that changed is never touched again. Each archive k
 descriptor on the file it opened and the file's identity at that moment (device, inode,
 size, modification time); before every access :meth:`ArchiveFile.problem` compares it
 with the descriptor (a changed size or time: changed in place, its mapping is unsafe)
-and with the path (missing, another inode, unreadable: the operator's file is no longer
-the one served); between the calls of a longer job :meth:`ArchiveFile.changed` looks at
-the descriptor only, which is what keeps the mapping safe. That costs a few
-microseconds of system calls (``scripts/bench_archive_check.py``). A file changed between
-the check and the read cannot be caught this way; README, "Archive faults", says so and
-how to update safely.
+and with the path (missing or unreadable: the operator took the file away); between the
+calls of a longer job :meth:`ArchiveFile.changed` looks at the descriptor only, which is
+what keeps the mapping safe. That costs a few microseconds of system calls
+(``scripts/bench_archive_check.py``). A file changed between the check and the read
+cannot be caught this way; README, "Archive faults", says so and how to update safely.
+
+A path that names *another* file (the operator renamed a new archive over it) is no
+fault: the file held is intact, and goes on serving until the new one is found sound
+(:meth:`corpus_mcp.zim.service.ArchiveService.reopen`).
 
 libzim and Xapian open the archive through ``/proc/self/fd/<descriptor>`` where that
 exists, so they map exactly the file whose identity is kept even if the path changes
-while they open it; elsewhere they open the path, and the identity is compared after.
+while they open it; elsewhere they open the path, and :meth:`ArchiveFile.opened_as_held`
+makes sure it still named the file held.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ TRUNCATED: Final = "archive file truncated"
 CHANGED: Final = "archive file changed in place"
 DELETED: Final = "archive file deleted"
 REPLACED: Final = "archive file replaced"
+"""Only while an archive is opened by its path (no ``/proc``): the path named another
+file by the time libzim and Xapian had opened it."""
 UNREADABLE: Final = "archive file unreadable"
 
 
@@ -62,15 +68,26 @@ class FileProblem(msgspec.Struct, frozen=True):
 
 def look(path: str) -> FileIdentity | FileProblem:
     """The identity of the file at ``path`` now, or why there is no readable file."""
+    found = identity_at(path)
+    if isinstance(found, FileProblem):
+        return found
+    return _unreadable(path) or found
+
+
+def identity_at(path: str) -> FileIdentity | FileProblem:
+    """The identity of the file at ``path`` (readable or not), or why there is none."""
     try:
-        status = os.stat(path)
+        return FileIdentity.of(os.stat(path))
     except FileNotFoundError:
         return FileProblem(DELETED, f"{path}: no such file")
     except OSError as exc:
         return FileProblem(UNREADABLE, f"{path}: {exc.strerror or exc}")
-    if not os.access(path, os.R_OK):
-        return FileProblem(UNREADABLE, f"{path}: no read permission")
-    return FileIdentity.of(status)
+
+
+def _unreadable(path: str) -> FileProblem | None:
+    if os.access(path, os.R_OK):
+        return None
+    return FileProblem(UNREADABLE, f"{path}: no read permission")
 
 
 class ArchiveFile:
@@ -110,15 +127,27 @@ class ArchiveFile:
         return None
 
     def problem(self) -> FileProblem | None:
-        """None while the file is unchanged and still the one at the path."""
+        """None while the file held is unchanged and its path names a file: this one,
+        readable, or another (a new archive renamed over it: the one held is intact)."""
         changed = self.changed()
         if changed is not None:
             return changed
-        was = self.identity
-        at_path = look(self.path)
+        at_path = identity_at(self.path)
         if isinstance(at_path, FileProblem):
             return at_path
-        if not at_path.same_file(was):
+        if not at_path.same_file(self.identity):
+            return None
+        return _unreadable(self.path)
+
+    def opened_as_held(self) -> FileProblem | None:
+        """Right after libzim and Xapian opened :attr:`source`: None when the file held
+        is sound (:meth:`problem`) and it is what they opened (always, through
+        ``/proc/self/fd``; through the path, only if the path still names it)."""
+        problem = self.problem()
+        if problem is not None or self.source != self.path:
+            return problem
+        at_path = identity_at(self.path)
+        if isinstance(at_path, FileIdentity) and not at_path.same_file(self.identity):
             return FileProblem(REPLACED, f"{self.path}: another file (inode {at_path.inode})")
         return None
 

@@ -126,27 +126,39 @@ class _Pool:
             self._idle.put(database)
 
 
+class _Stemmer:
+    """A word's stem as the index's language makes it (accents removed, lower case)."""
+
+    def __init__(self, language: str) -> None:
+        self._stem = xapian.Stem(_STEMMERS.get(language.lower(), "none"))
+        # A Stem keeps its working state in itself between calls, and threads calling
+        # one at once get each other's stems: one thread at a time.
+        self._lock = threading.Lock()
+
+    def __call__(self, word: str) -> str:
+        folded = fold(word)
+        with self._lock:
+            return str(self._stem(folded).decode("utf-8"))
+
+
 class _Index:
-    """What both indexes share: the pool, the stemmer, term making."""
+    """What both indexes share: the pool, the stemmer, term making.
+
+    Nothing here refers back to the index (no reference cycle), so its databases close
+    the moment the last reference to it goes: the server freezes what it opened at
+    startup out of the cyclic collector's sight (``gc.freeze``), where a cycle would keep
+    the files open for good once a reload drops them.
+    """
 
     def __init__(self, file: str, offset: int) -> None:
         self._pool = _Pool(file, offset)
         database = self._pool.first
         language = database.get_metadata("language").decode("utf-8", "replace").strip()
         self.language = language
-        self._stemmer = xapian.Stem(_STEMMERS.get(language.lower(), "none"))
-        # A Stem keeps its working state in itself between calls, and threads calling
-        # one at once get each other's stems: one thread at a time.
-        self._stemming = threading.Lock()
         self.doc_count = int(database.get_doccount())
         self.average_length = float(database.get_avlength()) if self.doc_count else 0.0
         # Query words recur from search to search: each is stemmed once.
-        self.stem = functools.lru_cache(maxsize=_STEM_CACHE)(self._stem)
-
-    def _stem(self, word: str) -> str:
-        folded = fold(word)
-        with self._stemming:
-            return str(self._stemmer(folded).decode("utf-8"))
+        self.stem = functools.lru_cache(maxsize=_STEM_CACHE)(_Stemmer(language))
 
 
 class FulltextIndex(_Index):

@@ -176,7 +176,7 @@ class ZimReader:
         self.info = self._read_info()
         indexed = self.info.has_fulltext_index or self.info.has_title_index
         self.indexes = open_indexes(source) if direct_index and indexed else NO_INDEXES
-        problem = self.handle.problem()
+        problem = self.handle.opened_as_held()
         if problem is not None:
             raise ZimOpenError(f"{problem.reason} while it was being opened")
 
