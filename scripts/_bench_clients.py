@@ -19,6 +19,7 @@ from urllib.parse import quote
 
 import httpx
 import msgspec
+from prometheus_client.parser import text_string_to_metric_families
 
 TIMEOUT_SECONDS = 120.0
 """A hang guard: answers come in milliseconds, a stuck library in SEARCH_TIMEOUT."""
@@ -123,6 +124,17 @@ class McpClient:
             return (await self._http.get(path)).status_code
         except httpx.TransportError as exc:
             raise CallFailed(type(exc).__name__) from exc
+
+
+async def scrape(base: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """The server's /metrics as {(sample name, sorted labels): value}."""
+    async with _client(base) as http:
+        text = (await http.get("/metrics")).text
+    found: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
+    for family in text_string_to_metric_families(text):
+        for name, labels, value, *_ in family.samples:
+            found[(name, tuple(sorted(labels.items())))] = float(value)
+    return found
 
 
 class KiwixClient:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from _bench_clients import scrape
 from _bench_load import AGENTS, NewQueries, Phase, kiwix_agent, mcp_agent, run_phase
 from _bench_peers import KIWIX, MCP, Peers
 from _bench_report import Goal, Latency, heading, mb, ms, ratio, table, verdict
@@ -42,6 +43,22 @@ async def many_agents(
             phase = await run_phase(agent, agents, seconds, pid, probe)
             phases.setdefault((peer, agents), []).append(phase)
     return _report(phases)
+
+
+def _quantile(phases: list[Phase], q: float) -> float:
+    """The ``q`` quantile of the server's loop lag over ``phases``, in ms: the upper
+    bound of the histogram bucket it falls in (inf when beyond the last)."""
+    buckets: dict[float, float] = {}
+    for phase in phases:
+        for bound, count in phase.lag.items():
+            buckets[bound] = buckets.get(bound, 0.0) + count
+    total = buckets.get(float("inf"), 0.0)
+    if not total:
+        return float("nan")
+    for bound in sorted(buckets):
+        if buckets[bound] >= q * total:
+            return bound * 1000
+    return float("inf")
 
 
 def _throughput(phases: list[Phase]) -> float:
@@ -87,12 +104,17 @@ def _report(phases: dict[tuple[str, int], list[Phase]]) -> list[Goal]:
         f"  throughput {AGENTS} agents / one: corpus-mcp {gain:.2f}x (goal >= {goal:.2f}x), "
         f"kiwix-serve {kiwix_gain:.2f}x"
     )
-    lag = Latency.of([s for p in loaded for s in p.probe])
-    quiet = Latency.of([s for p in alone for s in p.probe])
+    lag_p50, lag_p99 = _quantile(loaded, 0.5), _quantile(loaded, 0.99)
     print(
-        f"  event-loop lag proxy (/healthz every 50 ms): under {AGENTS} agents p50 {ms(lag.p50)} "
-        f"p99 {ms(lag.p99)} max {ms(lag.max)} ms; one agent p50 {ms(quiet.p50)} p99 "
-        f"{ms(quiet.p99)} max {ms(quiet.max)} ms (the server exposes no loop-lag figure)"
+        f"  event-loop lag, the server's own (corpus_mcp_event_loop_lag_seconds, 10 a second; "
+        f"histogram bounds): under {AGENTS} agents p50 <= {ms(lag_p50)} p99 <= "
+        f"{ms(lag_p99)} ms; one agent p50 <= {ms(_quantile(alone, 0.5))} "
+        f"p99 <= {ms(_quantile(alone, 0.99))} ms"
+    )
+    probe = Latency.of([s for p in loaded for s in p.probe])
+    print(
+        f"  /healthz from the bench every 50 ms under {AGENTS} agents (includes the bench's own "
+        f"scheduling): p50 {ms(probe.p50)} p99 {ms(probe.p99)} max {ms(probe.max)} ms"
     )
     samples = [s for p in loaded for s in p.samples]
     quarter = max(1, len(samples) // 4)
@@ -116,9 +138,9 @@ def _report(phases: dict[tuple[str, int], list[Phase]]) -> list[Goal]:
         ),
         Goal(f"2. {AGENTS} agents: no errors", str(errors), "pass" if not errors else "MISS"),
         Goal(
-            "2. event-loop lag < 20 ms (healthz p99 under load)",
-            f"{ms(lag.p99)} ms",
-            verdict(lag.p99, GOAL_LAG_MS),
+            "2. event-loop lag < 20 ms (the server's p99 under load)",
+            f"<= {ms(lag_p99)} ms",
+            verdict(lag_p99, GOAL_LAG_MS),
         ),
         Goal(
             "2. threads flat after warm-up (last quarter <= first)",
@@ -133,18 +155,31 @@ def _report(phases: dict[tuple[str, int], list[Phase]]) -> list[Goal]:
     ]
 
 
-def report_memory(peers: Peers) -> list[Goal]:
+async def report_memory(peers: Peers) -> list[Goal]:
     """Section 4: what both servers took over sections 1-3."""
     heading("4. memory over sections 1-3, default settings (VmHWM; process trees)")
     mine = sample(peers.mcp.pid)
     theirs = sample(peers.kiwix.pid) if peers.kiwix else None
     rows = [_memory_row(MCP, mine)] + ([_memory_row(KIWIX, theirs)] if theirs else [])
-    table(["", "peak RSS", "RSS now", "own", "mapped files", "processes"], rows)
+    table(["", "peak RSS", "RSS now", "PSS now", "own", "mapped files", "processes"], rows)
     print(
-        "  own: the process's memory (heap, stacks); mapped files: libraries and archive pages "
-        "(shared page cache). What the caches hold is not reported by the server (no endpoint "
-        "or log line gives it); DOCUMENT_CACHE_MB=64 bounds parsed documents, 8 + 4 MB the "
-        "remembered hits and answers"
+        "  own: the processes' memory (heap, stacks); mapped files: libraries and archive pages "
+        "(shared page cache); PSS: pages shared between the processes of a tree counted once"
+    )
+    metrics = await scrape(peers.mcp.base)
+    held = {
+        dict(labels)["cache"]: value
+        for (name, labels), value in metrics.items()
+        if name == "corpus_mcp_cache_bytes"
+    }
+    limits = {
+        dict(labels)["cache"]: value
+        for (name, labels), value in metrics.items()
+        if name == "corpus_mcp_cache_limit_bytes"
+    }
+    print(
+        "  corpus-mcp caches now (corpus_mcp_cache_bytes / limit): "
+        + ", ".join(f"{cache} {mb(held[cache])} / {mb(limits.get(cache, 0))}" for cache in held)
     )
     peak_ratio = mine.peak_rss_bytes / theirs.peak_rss_bytes if theirs else float("nan")
     theirs_peak = mb(theirs.peak_rss_bytes) if theirs else "-"
@@ -163,6 +198,7 @@ def _memory_row(peer: str, now: ProcessSample) -> list[str]:
         peer,
         mb(now.peak_rss_bytes),
         mb(now.rss_bytes),
+        mb(now.pss_bytes),
         mb(now.anonymous_bytes),
         mb(now.file_bytes),
         str(now.processes),

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 import trio
-from _bench_clients import CallFailed, KiwixClient, McpClient
+from _bench_clients import CallFailed, KiwixClient, McpClient, scrape
 from _bench_plan import LIMIT, variant
 from _processes import ProcessSample, sample
 
@@ -61,6 +61,9 @@ class Phase:
     unavailable: Counter[str] = field(default_factory=Counter)
     """Libraries named unavailable, per answer."""
     probe: list[float] = field(default_factory=list)
+    lag: dict[float, float] = field(default_factory=dict)
+    """The server's own event-loop lag over the phase: upper bound (s) -> samples at or
+    below it (the corpus_mcp_event_loop_lag_seconds histogram's growth)."""
     samples: list[ProcessSample] = field(default_factory=list)
     server_cpu: float = 0.0
     client_cpu: float = 0.0
@@ -120,6 +123,7 @@ async def run_phase(
     """``agents`` copies of ``agent`` for ``seconds``, with the server (``pid``) sampled
     and, when ``probe_base`` is given, its ``/healthz`` probed."""
     phase = Phase(agents)
+    lag_before = await _lag_buckets(probe_base) if probe_base else {}
     deadline = time.monotonic() + seconds
     before, client_before = sample(pid), _own_cpu()
     started = time.perf_counter()
@@ -134,7 +138,20 @@ async def run_phase(
         watchers.cancel_scope.cancel()
     phase.server_cpu = sample(pid).cpu_seconds - before.cpu_seconds
     phase.client_cpu = _own_cpu() - client_before
+    if probe_base:
+        after = await _lag_buckets(probe_base)
+        phase.lag = {bound: after[bound] - lag_before.get(bound, 0.0) for bound in after}
     return phase
+
+
+async def _lag_buckets(base: str) -> dict[float, float]:
+    """The loop-lag histogram's cumulative buckets, from the server's /metrics."""
+    found = await scrape(base)
+    return {
+        float(dict(labels)["le"]): value
+        for (name, labels), value in found.items()
+        if name == "corpus_mcp_event_loop_lag_seconds_bucket"
+    }
 
 
 async def _probe(base: str, phase: Phase) -> None:

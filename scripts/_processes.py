@@ -184,6 +184,9 @@ class ProcessSample:
     """The part of RSS that is mapped files (libraries, archives): shared page cache."""
     peak_rss_bytes: int
     """Sum of each process's VmHWM: an upper bound of the tree's peak."""
+    pss_bytes: int
+    """Proportional set size: each page shared by N processes counted 1/N in each, so the
+    tree's sum counts a page its forked workers share with their parent once."""
     cpu_seconds: float
     """User plus system time so far."""
 
@@ -203,7 +206,7 @@ def process_tree(pid: int) -> list[int]:
 def sample(pid: int) -> ProcessSample:
     """Threads, RSS, peak RSS and CPU time of ``pid``'s tree (processes that end while
     being read are left out)."""
-    processes = threads = rss = anonymous = mapped = peak = 0
+    processes = threads = rss = anonymous = mapped = peak = pss = 0
     cpu = 0.0
     ticks = os.sysconf("SC_CLK_TCK")
     for member in process_tree(pid):
@@ -219,10 +222,22 @@ def sample(pid: int) -> ProcessSample:
         anonymous += _kib(fields.get("RssAnon", "0 kB"))
         mapped += _kib(fields.get("RssFile", "0 kB"))
         peak += _kib(fields.get("VmHWM", "0 kB"))
+        pss += _pss(member)
         # Fields 14 and 15 of /proc/PID/stat (utime, stime), counted after "(comm)".
         utime, stime = stat.rsplit(")", 1)[1].split()[11:13]
         cpu += (int(utime) + int(stime)) / ticks
-    return ProcessSample(processes, threads, rss, anonymous, mapped, peak, cpu)
+    return ProcessSample(processes, threads, rss, anonymous, mapped, peak, pss, cpu)
+
+
+def _pss(pid: int) -> int:
+    try:
+        rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    except OSError:  # ended meanwhile, or a kernel without smaps_rollup
+        return 0
+    for line in rollup.splitlines():
+        if line.startswith("Pss:"):
+            return _kib(line.split(":", 1)[1])
+    return 0
 
 
 def _kib(value: str) -> int:

@@ -150,7 +150,7 @@ async def _sections(
             repeats=budget.load_repeats,
             warmup=budget.warmup_seconds,
         )
-        goals += report_memory(peers)
+        goals += await report_memory(peers)
     goals += await corpus_size(
         corpus,
         budget.scale,

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 import trio
 import trio.testing
 
-from corpus_mcp.fanout import Checkpoint, Failure, Job, Occupancy, Stuck, fan_out
+from corpus_mcp.fanout import Abandonable, Checkpoint, Failure, Job, Occupancy, Stuck, fan_out
 
 STALL = 1.0
 DEADLINE = 10.0
@@ -219,3 +219,38 @@ async def _until(condition: Callable[[], bool]) -> None:
 
 async def _collect(into: list[Outcome], run: Awaitable[Outcome]) -> None:
     into.append(await run)
+
+
+def test_a_library_is_stuck_until_its_last_abandoned_call_returns() -> None:
+    stuck = Stuck()
+    stuck.add("wiki")
+    stuck.add("wiki")
+    stuck.discard("wiki")
+    assert "wiki" in stuck
+    stuck.discard("wiki")
+    assert "wiki" not in stuck
+    assert stuck.since("wiki") is None
+
+
+def test_a_call_given_up_inside_makes_its_library_stuck_until_it_returns() -> None:
+    stuck, blocking = Stuck(), Blocking()
+    call = Abandonable[Checkpoint](stuck, "wiki")
+    thread = threading.Thread(target=call.wrap(blocking), args=(lambda: None,))
+    thread.start()
+    blocking.entered.wait()
+    call.abandon()  # what a cancelled caller does
+    assert "wiki" in stuck
+    blocking.release.set()
+    thread.join()
+    assert stuck.names() == ()
+
+
+def test_a_call_given_up_before_it_began_or_after_it_returned_leaves_no_mark() -> None:
+    stuck = Stuck()
+    early = Abandonable[Checkpoint](stuck, "wiki")
+    early.abandon()
+    assert "wiki" not in stuck
+    done = Abandonable[Checkpoint](stuck, "wiki")
+    assert done.wrap(_answer("ok"))(lambda: None) == "ok"
+    done.abandon()
+    assert "wiki" not in stuck

@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from corpus_mcp.demo import wikipedia
 
@@ -47,24 +48,50 @@ def _threads(server: ServerProcess) -> int:
     return int(next(line.split()[1] for line in status.splitlines() if line.startswith("Threads:")))
 
 
-def _search(port: int, query: str) -> tuple[float, dict[str, Any]]:
-    """One search on its own connection: seconds taken and the structured content."""
+def _call(port: int, tool: str, arguments: dict[str, Any]) -> tuple[float, dict[str, Any]]:
+    """One tool call on its own connection: seconds taken and the JSON-RPC result."""
     message = {
         "jsonrpc": "2.0",
         "id": 1,
         "method": "tools/call",
-        "params": {"name": "search", "arguments": {"query": query}},
+        "params": {"name": tool, "arguments": arguments},
     }
     headers = {"content-type": "application/json", "accept": "application/json"}
     started = time.monotonic()
     with httpx.Client(timeout=GUARD) as http:
         answer = http.post(f"http://127.0.0.1:{port}/mcp", json=message, headers=headers)
-    elapsed = time.monotonic() - started
-    result = answer.json()["result"]
+    result: dict[str, Any] = answer.json()["result"]
+    return time.monotonic() - started, result
+
+
+def _search(port: int, query: str) -> tuple[float, dict[str, Any]]:
+    """One search on its own connection: seconds taken and the structured content."""
+    elapsed, result = _call(port, "search", {"query": query})
     assert not result.get("isError"), result
     content: dict[str, Any] = result["structuredContent"]
     assert content == json.loads(result["content"][0]["text"])
     return elapsed, content
+
+
+def _fetch_error(port: int, ref: str) -> dict[str, Any]:
+    """The structured error a fetch of ``ref`` answers."""
+    _, result = _call(port, "fetch", {"ref": ref})
+    assert result.get("isError"), result
+    error: dict[str, Any] = json.loads(result["content"][0]["text"])
+    return error
+
+
+def _failures(port: int, kind: str) -> float:
+    """corpus_mcp_library_failures_total for the stuck library and ``kind``."""
+    text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=GUARD).text
+    families = text_string_to_metric_families(text)
+    return sum(
+        sample.value
+        for family in families
+        for sample in family.samples
+        if sample.name == "corpus_mcp_library_failures_total"
+        and sample.labels == {"library": "wikipedia", "kind": kind}
+    )
 
 
 def _burst(port: int, burst: int) -> list[tuple[float, dict[str, Any]]]:
@@ -160,3 +187,33 @@ def test_under_concurrent_searches_the_other_libraries_still_answer(
     # holds one of the two archive tokens); on a quiet one, all of them.
     whole = [c for _, c in answers if c["unavailable_libraries"] == ["wikipedia"]]
     assert whole or _loaded(), answers
+
+
+def test_a_read_given_up_keeps_its_library_out_until_it_returns(
+    hanging: ServerProcess, control: Path
+) -> None:
+    """A fetch whose read hangs answers library_unavailable at its deadline; from then on,
+    until that read returns, fetches and searches leave the library out without waiting
+    on it (no second read times out), and then it answers again."""
+    control.write_text("read")
+    ref = "corpus://wikipedia/Git"
+    first = _fetch_error(hanging.port, ref)
+    assert first["error"] == "library_unavailable", first
+    assert "longer than the search timeout" in first["message"], first
+    assert first["retry_after"] == SEARCH_TIMEOUT, first
+    timed_out = _failures(hanging.port, "read_timeout")
+    assert timed_out == 1
+    again = _fetch_error(hanging.port, "corpus://wikipedia/Linked_list")
+    assert again["error"] == "library_unavailable", again
+    assert "an earlier call is still inside it" in again["message"], again
+    for attempt in range(3):
+        _, content = _search(hanging.port, f"{QUERY} {'.' * (attempt + 1)}")
+        _left_out(content)
+        assert content["results"], content
+    assert _failures(hanging.port, "read_timeout") == timed_out  # none waited on it
+    assert _failures(hanging.port, "stuck") >= 3
+    control.write_text("")
+    _recovers(hanging.port)
+    _, fetched = _call(hanging.port, "fetch", {"ref": ref})
+    assert not fetched.get("isError"), fetched
+    assert fetched["structuredContent"]["title"] == "Git"

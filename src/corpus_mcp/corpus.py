@@ -24,7 +24,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from functools import partial
-from typing import TypeVar, cast
+from typing import Final, TypeVar, cast
 
 import msgspec
 import trio
@@ -36,7 +36,7 @@ from corpus_mcp.cache import ByteLRU
 from corpus_mcp.config import Manifest, Settings
 from corpus_mcp.document import Document
 from corpus_mcp.errors import CorpusError
-from corpus_mcp.fanout import Checkpoint, Failure, Job, Occupancy, Stuck, fan_out
+from corpus_mcp.fanout import Abandonable, Checkpoint, Failure, Job, Occupancy, Stuck, fan_out
 from corpus_mcp.federate import Candidate, federate, order, rescore, weigh_words
 from corpus_mcp.gather import Hit, Landed, LibraryHits, collect_hits, land, load_symbols
 from corpus_mcp.parsing import Parsed, ParsePool, open_parse_pool
@@ -63,6 +63,11 @@ from corpus_mcp.zim.service import NOT_AN_ARCHIVE
 
 log = logging.getLogger("corpus_mcp.corpus")
 T = TypeVar("T")
+
+#: Why a fetch is refused while a library has an abandoned call inside its archive.
+STUCK: Final = "its archive is not answering (an earlier call is still inside it)"
+#: Why a fetch is refused when its own archive work outlasted SEARCH_TIMEOUT.
+TIMED_OUT: Final = "reading the document took longer than the search timeout"
 
 #: Candidates asked of each library per list: enough for fusion to have a choice.
 MIN_CANDIDATES = 10
@@ -97,6 +102,15 @@ ARCHIVE_VOCABULARY = word_set(
     devdocs wiki stackexchange stack exchange
     """
 )
+
+
+class ArchiveStuck(Exception):
+    """A library's archive has a call given up at a deadline still inside it: calls
+    fail at once rather than queue behind a thread that may never come back."""
+
+    def __init__(self, library: str) -> None:
+        super().__init__(f"library {library!r}: {STUCK}")
+        self.library = library
 
 
 class Library:
@@ -367,6 +381,9 @@ class Corpus:
                 out[i] = await self._searchable(library, candidate.hit.path, candidate.hit.title)
             except ArchiveUnavailable:  # the service logged why
                 failed.append(library.name)
+            except ArchiveStuck:
+                metrics.library_failed(library.name, "stuck")
+                failed.append(library.name)
             except Exception as exc:
                 log.warning(
                     "search: reading a result from %s failed: %s",
@@ -424,12 +441,22 @@ class Corpus:
         document = cached.document if cached is not None else None
         landing: str | None = None
         if document is None:
+            # A fetch's archive work gets the time a search gets: an archive that does
+            # not answer must not hold the call forever.
+            timeout = self.settings.search_timeout
             try:
-                landed = await self._land(library, path)
-                path, landing = landed.path, landed.section
-                document = await self._document(library, landed.path, landed.title)
+                with trio.fail_after(timeout):
+                    landed = await self._land(library, path)
+                    path, landing = landed.path, landed.section
+                    document = await self._document(library, landed.path, landed.title)
             except ArchiveUnavailable as exc:
                 raise self._unavailable(name, exc.reason) from None
+            except ArchiveStuck:
+                raise self._unavailable(name, STUCK, retry_after=timeout) from None
+            except trio.TooSlowError:
+                metrics.library_failed(name, "read_timeout")
+                log.warning("fetch: reading from %s timed out", name)
+                raise self._unavailable(name, TIMED_OUT, retry_after=timeout) from None
         if sections:
             roots = assemble.select_sections(document, sections)
         elif landing and landing in assemble.section_index(document):
@@ -450,8 +477,10 @@ class Corpus:
             truncated=truncated,
         )
 
-    def _unavailable(self, library: str, reason: str) -> CorpusError:
-        seconds = self.settings.archive_recheck_seconds
+    def _unavailable(
+        self, library: str, reason: str, *, retry_after: float | None = None
+    ) -> CorpusError:
+        seconds = self.settings.archive_recheck_seconds if retry_after is None else retry_after
         return CorpusError(
             "library_unavailable",
             f"library {library!r} is temporarily unavailable ({reason}); retry in "
@@ -464,7 +493,7 @@ class Corpus:
     async def _land(self, library: Library, path: str) -> Landed:
         adapter = library.adapter
         try:
-            landed = await library.service.run(lambda reader: land(reader, adapter, path))
+            landed = await self._in_archive(library, lambda reader: land(reader, adapter, path))
         except (EntryNotFound, RedirectError):
             raise _not_found(library.name, path) from None
         if not adapter.is_content(landed.path, landed.mimetype):
@@ -491,10 +520,24 @@ class Corpus:
     async def _read(self, library: Library, path: str, title: str, *, index: bool) -> Parsed:
         """Read a document's bytes (holding its archive only for that), then parse them
         in a worker process (:mod:`corpus_mcp.parsing`)."""
-        entry, content = await library.service.run(lambda reader: reader.read(path))
+        entry, content = await self._in_archive(library, lambda reader: reader.read(path))
         return await self._parser.parse(
             library.adapter, path, entry.title or title, content, index=index
         )
+
+    async def _in_archive(self, library: Library, fn: Callable[[ZimReader], T]) -> T:
+        """``fn`` on the library's archive, unless a call given up earlier is still inside
+        it (:class:`ArchiveStuck`, at once): a call cancelled while inside makes the
+        library stuck until its thread comes back (:class:`corpus_mcp.fanout.Abandonable`),
+        for searches' index work too."""
+        if library.name in self._stuck:
+            raise ArchiveStuck(library.name)
+        call = Abandonable[ZimReader](self._stuck, library.name)
+        try:
+            return await library.service.run(call.wrap(fn))
+        except trio.Cancelled:
+            call.abandon()
+            raise
 
     async def _searchable(
         self, library: Library, path: str, title: str

@@ -32,6 +32,7 @@ import msgspec
 import trio
 
 T = TypeVar("T")
+A = TypeVar("A")
 
 Checkpoint = Callable[[], None]
 
@@ -53,19 +54,27 @@ class Failure(msgspec.Struct, frozen=True):
 
 
 class Stuck:
-    """Libraries with an abandoned call still inside them (shared by all searches)."""
+    """Libraries with an abandoned call still inside them (shared by all searches and
+    fetches): a library is stuck from the first such call until the last returns."""
 
     def __init__(self) -> None:
         self._since: dict[str, float] = {}
+        self._inside: dict[str, int] = {}
         self._lock = threading.Lock()
 
     def add(self, name: str) -> None:
         with self._lock:
             self._since.setdefault(name, time.monotonic())
+            self._inside[name] = self._inside.get(name, 0) + 1
 
     def discard(self, name: str) -> None:
         with self._lock:
-            self._since.pop(name, None)
+            left = self._inside.get(name, 0) - 1
+            if left > 0:
+                self._inside[name] = left
+            else:
+                self._inside.pop(name, None)
+                self._since.pop(name, None)
 
     def since(self, name: str) -> float | None:
         with self._lock:
@@ -78,6 +87,46 @@ class Stuck:
     def names(self) -> tuple[str, ...]:
         with self._lock:
             return tuple(sorted(self._since))
+
+
+class Abandonable(Generic[A]):
+    """One archive call outside a walk (a document read) that its caller may give up.
+
+    Given up while its thread is inside (:meth:`abandon`, on cancellation), the call
+    makes its library stuck until the thread comes back, like a stalled walker: later
+    calls then fail at once instead of queueing on the archive that thread holds. Given
+    up before its thread began, it costs nothing (the thread skips the work).
+    """
+
+    def __init__(self, stuck: Stuck, name: str) -> None:
+        self._stuck = stuck
+        self._name = name
+        self._lock = threading.Lock()
+        self._inside = False
+        self._counted = False
+        """Whether this call made its library stuck (undone when it comes back)."""
+
+    def wrap(self, fn: Callable[[A], T]) -> Callable[[A], T]:
+        """``fn`` with its time inside recorded, for the worker thread to run."""
+
+        def call(arg: A) -> T:
+            with self._lock:
+                self._inside = True
+            try:
+                return fn(arg)
+            finally:
+                with self._lock:
+                    self._inside = False
+                    if self._counted:
+                        self._stuck.discard(self._name)
+
+        return call
+
+    def abandon(self) -> None:
+        with self._lock:
+            if self._inside and not self._counted:
+                self._counted = True
+                self._stuck.add(self._name)
 
 
 class Occupancy:
