@@ -280,7 +280,13 @@ NEVER = "3600"
 
 
 def readers_of(path: Path) -> int:
-    """How many readers are alive on the file now at ``path`` (after a collection)."""
+    """How many readers are alive on the file now at ``path`` (after a collection).
+
+    Frozen objects are not in ``gc.get_objects()``, and ``corpus_mcp.live`` freezes the
+    generation it swaps in once anything froze before (``serve.py`` does, and servers run
+    in-process by earlier tests leave that behind): so everything is unfrozen first.
+    """
+    gc.unfreeze()
     gc.collect()
     found = path.stat()
     return sum(
