@@ -252,24 +252,16 @@ async def test_healthy_libraries_answer_alone_without_partial(
     assert all(r.ref.startswith("corpus://") for r in out.results)
 
 
-async def test_a_raising_library_is_left_out_and_marked_partial(
-    mock_clock: trio.testing.MockClock,
+# "raise": its index search raises; "unreadable": its index answers, its documents do
+# not (its hits are dropped). Either way the others stay.
+@pytest.mark.parametrize("mode", ["raise", "unreadable"])
+async def test_a_failing_library_is_left_out_and_marked_partial(
+    mock_clock: trio.testing.MockClock, mode: str
 ) -> None:
-    corpus = Fixture(FakeReader("good"), FakeReader("broken", mode="raise")).corpus
+    corpus = Fixture(FakeReader("good"), FakeReader("failing", mode=mode)).corpus
     out = await corpus.search("trio", 5)
     assert out.partial is True
-    assert out.unavailable_libraries == ["broken"]
-    assert {r.library for r in out.results} == {"good"}
-
-
-async def test_a_library_whose_documents_cannot_be_read_is_marked_partial(
-    mock_clock: trio.testing.MockClock,
-) -> None:
-    # Its index answers, its documents do not: its hits are dropped, the others stay.
-    corpus = Fixture(FakeReader("good"), FakeReader("unreadable", mode="unreadable")).corpus
-    out = await corpus.search("trio", 5)
-    assert out.partial is True
-    assert out.unavailable_libraries == ["unreadable"]
+    assert out.unavailable_libraries == ["failing"]
     assert {r.library for r in out.results} == {"good"}
 
 
