@@ -66,7 +66,9 @@ ENV_VARIABLES: tuple[EnvVariable, ...] = (
     EnvVariable("MAX_FETCH_CHARS", "100000", "largest fetch answer, in characters"),
     EnvVariable("SEARCH_WORKERS", "8", "libzim calls running at once, all libraries"),
     EnvVariable("SEARCH_MAX_CONSECUTIVE", "2", "most results in a row from one library"),
-    EnvVariable("SEARCH_TIMEOUT", "5", "search deadline, in seconds"),
+    EnvVariable(
+        "SEARCH_TIMEOUT", "5", "deadline of a search, and of a fetch's archive work, in seconds"
+    ),
     EnvVariable("MAX_SEARCHES", "8", "searches computed at once; more queue, briefly"),
     EnvVariable("LOG_QUERIES", "true", "log search queries and fetched refs"),
     EnvVariable("ZIM_CHECK", "false", "run libzim's full checksum check at startup"),
