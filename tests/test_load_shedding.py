@@ -13,6 +13,7 @@ import httpx
 import trio
 
 from .server_process import health_status, running_server
+from .test_server_stdio import call
 
 GUARD = 120.0
 """Hang guard for the whole burst."""
@@ -47,14 +48,9 @@ async def test_a_cold_burst_is_answered_or_refused_busy_never_lost(
         failures: list[str] = []
 
         async def search(http: httpx.AsyncClient, number: int, query: str) -> None:
-            call = {
-                "jsonrpc": "2.0",
-                "id": number,
-                "method": "tools/call",
-                "params": {"name": "search", "arguments": {"query": query}},
-            }
+            message = call(number, "search", {"query": query})
             try:
-                reply = await http.post(url, headers={"accept": "application/json"}, json=call)
+                reply = await http.post(url, headers={"accept": "application/json"}, json=message)
             except httpx.HTTPError as exc:
                 failures.append(repr(exc))
                 return

@@ -26,6 +26,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from corpus_mcp.demo import wikipedia
 
 from .server_process import ServerProcess, running_server
+from .test_server_stdio import call
 
 HANGING_SERVER = Path(__file__).with_name("hanging_server.py")
 SEARCH_TIMEOUT = 1.0
@@ -50,12 +51,7 @@ def _threads(server: ServerProcess) -> int:
 
 def _call(port: int, tool: str, arguments: dict[str, Any]) -> tuple[float, dict[str, Any]]:
     """One tool call on its own connection: seconds taken and the JSON-RPC result."""
-    message = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments},
-    }
+    message = call(1, tool, arguments)
     headers = {"content-type": "application/json", "accept": "application/json"}
     started = time.monotonic()
     with httpx.Client(timeout=GUARD) as http:
