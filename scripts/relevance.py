@@ -4,10 +4,10 @@
    kit's client, ~20 s the first time; ~/.cache/corpus-dev afterwards);
 2. starts a real ``corpus-mcp serve`` over it on a free loopback port;
 3. runs the kit's scorer (``run_eval.py``) against it: search(query, limit=5), then fetch of
-   the matching hit's hinted sections, for each of its 89 agent-style cases;
-4. prints the kit's tables, then the summary row and the two halves the ranking was
-   tuned on (A) and checked on (B): the cases of each library, ordered by a CRC-32 of
-   their ids, alternate between the halves;
+   the matching hit's hinted sections, for each of its agent-style cases;
+4. prints the kit's tables, then the summary row and the kit's two halves (each case's
+   ``half`` field: tune on A, check on B), with ``foreign`` (results per search from a
+   library that holds none of the case's expected documents);
 5. with ``--check``, exits 1 when MRR@5 or section-hint accuracy falls more than 0.02
    below the figures committed in ``scripts/relevance-floor.json``, or any case errs.
    ``--update-floor`` records the current figures there (raise it with each improvement).
@@ -25,7 +25,6 @@ import json
 import subprocess
 import sys
 import tempfile
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -53,55 +52,24 @@ def evaluate(url: str, out: Path) -> dict[str, Any]:
     return result
 
 
-def halves(cases: list[dict[str, Any]]) -> dict[str, str]:
-    """Case id -> "A" or "B": per library, ids ordered by CRC-32 alternate."""
-    by_library: dict[str, list[str]] = {}
-    for case in cases:
-        by_library.setdefault(case["library"], []).append(case["id"])
-    half: dict[str, str] = {}
-    for ids in by_library.values():
-        for position, case_id in enumerate(sorted(ids, key=lambda i: zlib.crc32(i.encode()))):
-            half[case_id] = "AB"[position % 2]
-    return half
-
-
-def summarise(rows: list[dict[str, Any]]) -> dict[str, float]:
-    """The kit's headline figures for a subset of its cases."""
-    n = len(rows)
-    found = [r for r in rows if r.get("rank") and r.get("section_expected")]
-    with_snippet = [r for r in rows if r.get("snippet") is not None]
-    return {
-        "cases": n,
-        "hit@1": sum(r.get("rank") == 1 for r in rows) / n,
-        "hit@5": sum(bool(r.get("rank")) for r in rows) / n,
-        "mrr@5": sum(1 / r["rank"] for r in rows if r.get("rank")) / n,
-        "section_hint@found": sum(bool(r.get("section_ok")) for r in found) / max(len(found), 1),
-        "snippet_found": sum(bool(r.get("snippet_ok")) for r in with_snippet)
-        / max(len(with_snippet), 1),
-        "chars_mean": sum(r.get("chars") or 0 for r in rows) / n,
-        "errors": sum(bool(r.get("error")) for r in rows),
-    }
-
-
-def row(label: str, figures: dict[str, float]) -> str:
-    cells = [f"{figures[key]:.2f}" for _, key in COLUMNS]
+def row(label: str, figures: dict[str, Any]) -> str:
+    cells = [f"{figures.get(key) or 0:.2f}" for _, key in COLUMNS]
     return (
         f"| {label} | {int(figures['cases'])} | {' | '.join(cells)} "
-        f"| {figures['chars_mean']:,.0f} | {int(figures['errors'])} |"
+        f"| {figures.get('chars_mean', 0):,.0f} | {figures.get('foreign_per_search', 0):.2f} "
+        f"| {int(figures['errors'])} |"
     )
 
 
-def report(result: dict[str, Any]) -> dict[str, float]:
-    rows: list[dict[str, Any]] = result["cases"]
-    half = halves(rows)
-    overall = summarise(rows)
+def report(result: dict[str, Any]) -> dict[str, Any]:
+    """The kit's own summaries: all cases, then each half (the ``half`` field of a case)."""
+    overall: dict[str, Any] = result["overall"]
     heads = " | ".join(name for name, _ in COLUMNS)
-    print(f"\n| corpus-mcp | cases | {heads} | chars/case | errors |")
-    print("| --- " * (len(COLUMNS) + 4) + "|")
+    print(f"\n| corpus-mcp | cases | {heads} | chars/case | foreign | errors |")
+    print("| --- " * (len(COLUMNS) + 5) + "|")
     print(row("all", overall))
-    for name in "AB":
-        subset = [r for r in rows if half[r["id"]] == name]
-        print(row(f"half {name} ({'tuned' if name == 'A' else 'checked'})", summarise(subset)))
+    for name, figures in sorted(result.get("by_half", {}).items()):
+        print(row(f"half {name}", figures))
     return overall
 
 
