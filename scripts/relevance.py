@@ -16,6 +16,7 @@ The kit is for development: an independent set of the same kind decides, so noth
 ``src/`` may name its queries, titles or paths.
 
 Usage: python scripts/relevance.py [--check] [--update-floor] [--engine auto|libzim]
+       [--out cases.json]
 """
 
 from __future__ import annotations
@@ -95,6 +96,7 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="fail below the committed floor")
     parser.add_argument("--update-floor", action="store_true", help="commit today's figures")
     parser.add_argument("--engine", default="auto", choices=("auto", "libzim"))
+    parser.add_argument("--out", type=Path, help="keep the kit's per-case results here (JSON)")
     args = parser.parse_args()
     if not kit_available():
         print(f"the development kit is not at {KIT}: relevance not measured", file=sys.stderr)
@@ -104,7 +106,7 @@ def main() -> int:
         corpus_server(corpus / "corpus.toml", {"SEARCH_ENGINE": args.engine}) as server,
         tempfile.TemporaryDirectory() as scratch,
     ):
-        result = evaluate(server.url, Path(scratch) / "eval.json")
+        result = evaluate(server.url, args.out or Path(scratch) / "eval.json")
     overall = report(result)
     if args.update_floor:
         floor = {key: round(overall[key], 3) for key in GUARDED}

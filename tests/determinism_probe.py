@@ -39,7 +39,7 @@ def parsed_documents(manifest: Path) -> dict[str, str]:
         for path, title, is_redirect in reader.iter_entries():
             if is_redirect or not adapter.is_content(path, reader.resolve(path).mimetype):
                 continue
-            document = adapter.parse(path, title, reader.content(path))
+            document = adapter.parse(path, title, reader.content(path), "Library")
             out[f"parse {library.name}/{path}"] = _digest(document)
     return out
 

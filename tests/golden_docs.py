@@ -1,7 +1,7 @@
 """Golden Markdown for adapter tests: one rendering of a Document, one comparison.
 
 A golden file shows everything an agent could get from a document: its header, then
-each section with its id, level, anchors, reference flag and metadata, then its
+each section with its id, level, anchors, role (unless plain text) and metadata, then its
 content. ``UPDATE_GOLDEN=1 pytest tests/test_adapter_<family>.py`` rewrites the files;
 read the diff as an agent would before committing it.
 """
@@ -33,8 +33,8 @@ def render(document: Document) -> str:
         details = [f"id={section.id!r}", f"level={section.level}"]
         if section.anchors:
             details.append(f"anchors={','.join(section.anchors)}")
-        if section.reference:
-            details.append("reference")
+        if section.role != "text":
+            details.append(section.role)
         lines += ["", f"{'#' * (section.level + 1)} {section.title}".rstrip(), ""]
         lines.append("section: " + " ".join(details))
         lines += [f"meta.{key}: {value}" for key, value in (section.metadata or {}).items()]

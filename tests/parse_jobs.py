@@ -10,7 +10,7 @@ import os
 import threading
 
 
-def never_return(adapter: str, pid_file: str, *_: object) -> bytes:
+def never_return(shelf: tuple[str, str], pid_file: str, *_: object) -> bytes:
     """A parse that never ends (as a pathological page might), once it has written its
     worker's process id to the file passed as the document's path."""
     with open(pid_file, "w") as out:

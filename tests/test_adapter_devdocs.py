@@ -147,7 +147,7 @@ def adapter() -> DevDocsAdapter:
 @pytest.fixture(scope="module")
 def functions_page(adapter: DevDocsAdapter) -> Document:
     html = devdocs_page(PYTHON_FUNCTIONS, path="library/functions", title="Functions")
-    return adapter.parse("library/functions", "Functions", html)
+    return adapter.parse("library/functions", "Functions", html, "Library")
 
 
 def by_id(document: Document) -> dict[str, Section]:
@@ -168,13 +168,17 @@ def test_document_identity_and_metadata(functions_page: Document) -> None:
 
 
 def test_section_tree_and_ids(functions_page: Document) -> None:
-    outline = [(s.id, s.level, s.title) for s in walk(functions_page.sections)]
+    outline = [(s.id, s.level, s.title, s.role) for s in walk(functions_page.sections)]
     assert outline == [
-        ("", 1, "Built-in Functions"),
-        ("notes-on-builtins", 2, "Notes on built-ins"),
-        ("numeric-types", 3, "Numeric types"),
-        ("str-methods", 2, "String methods"),
-        ("further-reading", 2, "Further reading"),
+        ("", 1, "Built-in Functions", "text"),
+        ("abs", 2, "abs(x)", "entry"),
+        ("all", 2, "all(iterable)", "entry"),
+        ("notes-on-builtins", 2, "Notes on built-ins", "text"),
+        ("numeric-types", 3, "Numeric types", "text"),
+        ("int.bit_length", 4, "int.bit_length()", "entry"),
+        ("str-methods", 2, "String methods", "text"),
+        ("str.join", 3, "str.join(iterable)", "entry"),
+        ("further-reading", 2, "Further reading", "text"),
     ]
     assert [s.id for s in functions_page.sections] == [
         "",
@@ -183,13 +187,16 @@ def test_section_tree_and_ids(functions_page: Document) -> None:
         "further-reading",
     ]
     assert [s.id for s in functions_page.sections[1].children] == ["numeric-types"]
+    assert [s.id for s in functions_page.sections[0].children] == ["abs", "all"]
 
 
-def test_api_anchors_land_on_their_sections(functions_page: Document) -> None:
+def test_api_entries_are_sections_of_their_own(functions_page: Document) -> None:
     sections = by_id(functions_page)
-    assert sections[""].anchors == ["built-in-functions", "abs", "all"]
-    assert sections["numeric-types"].anchors == ["int.bit_length"]
-    assert sections["str-methods"].anchors == ["string-methods", "str.join"]
+    assert sections[""].anchors == ["built-in-functions"]
+    assert sections["numeric-types"].anchors == []
+    assert sections["str-methods"].anchors == ["string-methods"]
+    assert sections["abs"].content.startswith("Return the absolute value of a number.")
+    assert "all(" not in sections["abs"].content, "an entry holds only itself"
     every_anchor = [a for s in walk(functions_page.sections) for a in s.anchors]
     assert "index-0" not in every_anchor
     assert len(every_anchor) == len(set(every_anchor))
@@ -199,15 +206,16 @@ def test_content_is_clean_markdown(functions_page: Document) -> None:
     sections = by_id(functions_page)
     lead = sections[""].content
     assert "always available" in lead
-    assert "```python\ndef all(iterable):" in lead
+    assert "```python\ndef all(iterable):" in sections["all"].content
     assert "* [" not in lead and "- [" not in lead, "the local TOC list is dropped"
     assert "Notes on built-ins" not in lead
-    assert "```pycon" in sections["str-methods"].content
+    assert "```pycon" in sections["str.join"].content
     everything = "\n".join(s.content for s in walk(functions_page.sections))
     for junk in ("¶", "Python Software Foundation", "_attribution", "<", "SIDEBARWORD"):
         assert junk not in everything
     assert "Shadowing a built-in name" in sections["notes-on-builtins"].content
     assert "floored quotient" in sections["numeric-types"].content
+    assert "bit_length" not in sections["numeric-types"].content
     assert "bit_length" not in sections["notes-on-builtins"].content
 
 
@@ -215,17 +223,21 @@ def test_v01_sidebar_and_v02_navbar_give_the_same_document(adapter: DevDocsAdapt
     v02 = devdocs_page(PYTHON_FUNCTIONS, path="library/functions", title="Functions")
     v01 = devdocs_page(PYTHON_FUNCTIONS, path="library/functions", title="Functions", v01=True)
     assert b"SIDEBARWORD" in v01
-    parsed = [adapter.parse("library/functions", "Functions", html) for html in (v01, v02)]
+    parsed = [
+        adapter.parse("library/functions", "Functions", html, "Library") for html in (v01, v02)
+    ]
     assert parsed[0] == parsed[1]
 
 
 def test_heading_ids_slugs_and_duplicates(adapter: DevDocsAdapter) -> None:
     html = devdocs_page(MDN_ARRAY, path="global_objects/array/map", title="Array.prototype.map()")
-    document = adapter.parse("global_objects/array/map", "Array.prototype.map()", html)
+    document = adapter.parse("global_objects/array/map", "Array.prototype.map()", html, "Library")
     outline = [(s.id, s.level) for s in walk(document.sections)]
-    assert outline == [("", 1), ("syntax", 2), ("parameters", 3), ("syntax-2", 2)]
+    assert outline == [("", 1), ("syntax", 2), ("parameters", 3), ("callbackfn", 4), ("syntax-2", 2)]
     sections = by_id(document)
-    assert sections["parameters"].anchors == ["callbackfn"]
+    assert sections["parameters"].anchors == []
+    assert sections["callbackfn"].title == "callbackFn"
+    assert sections["callbackfn"].content == "A function to execute."
     assert sections[""].anchors == ["array-prototype-map"]
     assert "```javascript\nmap(callbackFn)" in sections["syntax"].content
     everything = "\n".join(s.content for s in walk(document.sections))
@@ -241,7 +253,7 @@ def test_irregular_heading_levels_and_wrapper_ids(adapter: DevDocsAdapter) -> No
 <div class="section" id="moved"><p>Wrapper text first.</p><h2>Second</h2><p>Body.</p></div>
 loose tail text
 <h2>Third</h2><h4>Fourth</h4><p>Deepest.</p>"""
-    document = adapter.parse("x", "X", devdocs_page(content, path="x", title="X"))
+    document = adapter.parse("x", "X", devdocs_page(content, path="x", title="X"), "Library")
     assert [(s.id, s.level) for s in document.sections] == [
         ("", 1),
         ("deep-first", 3),
@@ -260,7 +272,7 @@ def test_title_naming_a_symbol_keeps_the_h1_as_heading(adapter: DevDocsAdapter) 
     html = devdocs_page(
         "<h1>std::stoi, std::stol, std::stoll</h1><p>Parse.</p>", path="x", title="t"
     )
-    document = adapter.parse("string/basic_string/stol", "std::stoll", html)
+    document = adapter.parse("string/basic_string/stol", "std::stoll", html, "Library")
     assert document.title == "std::stoll"
     assert document.metadata["heading"] == "std::stoi, std::stol, std::stoll"
     assert document.sections[0].title == "std::stoi, std::stol, std::stoll"
@@ -268,7 +280,7 @@ def test_title_naming_a_symbol_keeps_the_h1_as_heading(adapter: DevDocsAdapter) 
 
 def test_missing_page_is_marked_and_empty(adapter: DevDocsAdapter) -> None:
     html = devdocs_page(MISSING_PAGE, path="library/gone", title="gone()")
-    document = adapter.parse("library/gone", "gone()", html)
+    document = adapter.parse("library/gone", "gone()", html, "Library")
     assert document.metadata == {"missing": "true"}
     assert [(s.id, s.content, s.children) for s in document.sections] == [("", "", [])]
     assert document.title == "gone()"
@@ -280,7 +292,7 @@ def test_index_page_is_content_not_navigation(adapter: DevDocsAdapter) -> None:
         path="index",
         title="Python 3.12 Documentation",
     )
-    document = adapter.parse("index", "Python 3.12 Documentation", html)
+    document = adapter.parse("index", "Python 3.12 Documentation", html, "Library")
     assert adapter.main_page_is_navigation is False
     assert document.title == "Python 3.12 Documentation"
     assert "Built-ins" in document.sections[0].content, "child-page lists are not local TOCs"
@@ -332,7 +344,7 @@ def test_every_demo_page_parses_cleanly(
         assert not is_redirect, "devdocs2zim writes no redirects"
         if not adapter.is_content(path, reader.resolve(path).mimetype):
             continue
-        documents[path] = adapter.parse(path, title, reader.content(path))
+        documents[path] = adapter.parse(path, title, reader.content(path), "Library")
     assert "index" in documents
     assert not {"navbar.json", "licenses.txt", "application.css"} & documents.keys()
     for document in documents.values():
@@ -393,7 +405,7 @@ def test_demo_symbols_all_land_on_a_page_and_a_reachable_anchor(
         "Built-in Types",
     )
     for symbol in table.symbols():
-        document = adapter.parse(symbol.path, symbol.title, reader.content(symbol.path))
+        document = adapter.parse(symbol.path, symbol.title, reader.content(symbol.path), "Library")
         if symbol.section:
             reachable = {s.id for s in walk(document.sections)} | {
                 a for s in walk(document.sections) for a in s.anchors
@@ -412,7 +424,7 @@ SPHINX_PAGE = """<html><body><main class="_content"><div class="_page">
 
 
 def test_sphinx_label_targets_give_headings_their_real_anchors(adapter: DevDocsAdapter) -> None:
-    document = adapter.parse("tutorial/classes", "Classes", SPHINX_PAGE.encode())
+    document = adapter.parse("tutorial/classes", "Classes", SPHINX_PAGE.encode(), "Library")
     sections = {s.id: s for s in walk(document.sections)}
     # The wrapper's id names the section even behind empty label spans, whose ids are
     # aliases; a lone label before an unwrapped heading names it; a heading's own id
@@ -426,7 +438,7 @@ def test_sphinx_label_targets_give_headings_their_real_anchors(adapter: DevDocsA
 
 
 def test_fetch_by_any_sphinx_anchor_returns_its_section(adapter: DevDocsAdapter) -> None:
-    document = adapter.parse("tutorial/classes", "Classes", SPHINX_PAGE.encode())
+    document = adapter.parse("tutorial/classes", "Classes", SPHINX_PAGE.encode(), "Library")
     for anchor, section in [("tut-a", "a-word"), ("label-target", "slots"), ("wrapper", "own")]:
         [chosen] = select_sections(document, [anchor])
         assert chosen.id == section

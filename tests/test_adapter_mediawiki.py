@@ -156,7 +156,7 @@ HTML_TAG = re.compile(
 )
 # A citation marker leaks as "text.[1]" or "text [a]"; "a[100]" (code in prose) is no marker.
 CITATION_MARKER = re.compile(
-    r"(?<![\w\[])\[(?:\d{1,3}|[a-z])\]|\[(?:note \d{1,3}|citation needed)\]"
+    r"(?<![\w\[])\[(?:\d{1,3}|[a-z])\](?!\()|\[(?:note \d{1,3}|citation needed)\]"
 )
 
 
@@ -187,6 +187,9 @@ def navbox_runs(html: bytes) -> list[tuple[str, ...]]:
     return runs
 
 
+LINK_TARGET = re.compile(r"\]\(([^)\s]*)")
+
+
 def assert_clean(doc: Document, source_prose: str = "") -> None:
     for section in walk(doc.sections):
         text = CODE_OR_MATH.sub("", section.content)
@@ -195,14 +198,19 @@ def assert_clean(doc: Document, source_prose: str = "") -> None:
         for marker in CITATION_MARKER.finditer(text):
             assert marker.group(0) in source_prose, (where, marker.group(0))
         assert "This article is issued from" not in text, where
-        assert "](" not in text, where
+        for target in LINK_TARGET.findall(text):
+            # A link leads to a document the server serves, a section, or the web.
+            assert target.startswith(("corpus://Library/", "#", "https://", "http://")), (
+                where,
+                target,
+            )
         assert not re.search(r"[ \t]$", section.content, re.MULTILINE), where
         assert "\n\n\n" not in section.content, where
 
 
 def parse_sample(case: str) -> Document:
     html, title = SAMPLES[case]
-    return ADAPTER.parse(case, title, html.encode())
+    return ADAPTER.parse(case, title, html.encode(), "Library")
 
 
 # -- goldens ---------------------------------------------------------------------------------
@@ -220,7 +228,7 @@ def test_real_archive_golden(case: str, shared_zims: Path) -> None:
     file, path = REAL[case]
     reader = ZimReader(shared_zims / file)
     entry = reader.resolve(path)
-    doc = ADAPTER.parse(entry.path, entry.title, reader.content(path))
+    doc = ADAPTER.parse(entry.path, entry.title, reader.content(path), "Library")
     assert_clean(doc)
     check_golden(f"mediawiki/{case}.md", doc)
 
@@ -274,7 +282,7 @@ def test_bare_text_between_blocks_is_rendered_once() -> None:
         b'<p>Second paragraph.</p><div class="mw-heading mw-heading2"><h2 id="Types">Types</h2>'
         b"</div>Loose text <i>after</i> a heading.<p>Body.</p></div></div></body></html>"
     )
-    doc = MediaWikiAdapter().parse("Diabetes", "Diabetes", html)
+    doc = MediaWikiAdapter().parse("Diabetes", "Diabetes", html, "Library")
     lead = doc.sections[0].content
     assert lead.count("commonly known as") == 1
     assert "**Diabetes mellitus**, commonly known as **diabetes**, is a disease." in lead
@@ -309,7 +317,7 @@ def test_mobile_details_layout() -> None:
 
 def test_2018_section_heading_layout(shared_zims: Path) -> None:
     reader = ZimReader(shared_zims / "wikipedia_en_ray_charles_novid_2018-10.zim")
-    doc = ADAPTER.parse("Ray_Charles", "Ray Charles", reader.content("Ray_Charles"))
+    doc = ADAPTER.parse("Ray_Charles", "Ray Charles", reader.content("Ray_Charles"), "Library")
     career = next(s for s in doc.sections if s.id == "Career")
     assert career.children[0].id.startswith("1945–1952")
     # Citations, and the links out of the article: fetchable, never hinted.
@@ -326,7 +334,7 @@ def test_bare_headings_and_mw_headline_spans() -> None:
     <p>Lead.</p><h2><span class="mw-headline" id="Old_style">Old style</span></h2><p>A.</p>
     <h3 id="Bare">Bare</h3><p>B.</p><h1>Top level</h1><h2 id="Under">Under</h2><p>C.</p>
     </div></div></body></html>"""
-    doc = ADAPTER.parse("X", "X", html.encode())
+    doc = ADAPTER.parse("X", "X", html.encode(), "Library")
     assert [(s.id, s.level) for s in doc.sections] == [("", 1), ("Old_style", 2), ("Top_level", 1)]
     assert doc.sections[1].children[0].id == "Bare"
     assert doc.sections[2].children[0].id == "Under"
@@ -339,9 +347,9 @@ def test_section_ids_are_verbatim_unique_and_stable() -> None:
     <div class="mw-heading mw-heading2"><h2 id="Dup">Dup</h2></div><p>z</p>
     <div class="mw-heading mw-heading2"><h2 id="Dup_2">Dup 2</h2></div>
     </div></div></body></html>"""
-    first = ADAPTER.parse("X", "X", html.encode())
+    first = ADAPTER.parse("X", "X", html.encode(), "Library")
     assert ids(first) == ["", "Caf.C3.A9", "Dup", "Dup_3", "Dup_2"]
-    second = ADAPTER.parse("X", "X", html.encode())
+    second = ADAPTER.parse("X", "X", html.encode(), "Library")
     assert render(first) == render(second)
 
 
@@ -352,7 +360,7 @@ def test_reference_list_under_ordinary_heading_is_dropped() -> None:
     <div class="mw-heading mw-heading2"><h2 id="Further">Further</h2></div>
     <div class="reflist"><ol class="references"><li>Cite two.</li></ol></div>
     </div></div></body></html>"""
-    doc = ADAPTER.parse("X", "X", html.encode())
+    doc = ADAPTER.parse("X", "X", html.encode(), "Library")
     history, further = doc.sections[1], doc.sections[2]
     assert history.content == "Text." and not history.reference
     assert further.reference and further.content == "1. Cite two."
@@ -364,17 +372,18 @@ def test_title_fallbacks() -> None:
         b'<html><head><title>T</title></head><body><h1 id="firstHeading" style="display: none;">'
         b"Main</h1>" + content + b"</body></html>"
     )
-    assert ADAPTER.parse("Main_Page", "Entry title", hidden).title == "Entry title"
+    assert ADAPTER.parse("Main_Page", "Entry title", hidden, "Library").title == "Entry title"
     display = (
         b'<html><body><h1 id="firstHeading"><i>Nature</i> (journal)</h1>'
         + content
         + b"</body></html>"
     )
     assert (
-        ADAPTER.parse("Nature_(journal)", "Nature (journal)", display).title == "Nature (journal)"
+        ADAPTER.parse("Nature_(journal)", "Nature (journal)", display, "Library").title
+        == "Nature (journal)"
     )
     bare = b"<html><head><title>From title tag</title></head><body><p>x</p></body></html>"
-    assert ADAPTER.parse("P", "", bare).title == "From title tag"
+    assert ADAPTER.parse("P", "", bare, "Library").title == "From title tag"
 
 
 def test_list_main_pages_are_marked_navigation(shared_zims: Path) -> None:
@@ -383,22 +392,22 @@ def test_list_main_pages_are_marked_navigation(shared_zims: Path) -> None:
         ("wikipedia_en_ray_charles_novid_2018-10.zim", "index.htm"),
     ):
         reader = ZimReader(shared_zims / file)
-        doc = ADAPTER.parse(path, "", reader.content(path))
-        assert doc.metadata == {"navigation": "true"}
+        doc = ADAPTER.parse(path, "", reader.content(path), "Library")
+        assert doc.metadata["navigation"] == "true"
         assert doc.kind == "article"
     reader = ZimReader(shared_zims / "wikipedia_en_100_mini_2022-10.zim")
-    article = ADAPTER.parse("Ant", "Ant", reader.content("Ant"))
+    article = ADAPTER.parse("Ant", "Ant", reader.content("Ant"), "Library")
     assert "navigation" not in article.metadata
     page_list = (
         b'<html><body class="page-list-home"><ul id="list"><li><a href="A">A</a></li></ul>'
         b"</body></html>"
     )
-    assert ADAPTER.parse("index", "", page_list).metadata["navigation"] == "true"
+    assert ADAPTER.parse("index", "", page_list, "Library").metadata["navigation"] == "true"
 
 
 def test_empty_and_junk_input_never_raises() -> None:
     for data in (b"", b"\x00\xff garbage", b"<html>", b"<p>just a paragraph</p>"):
-        doc = ADAPTER.parse("P", "P", data)
+        doc = ADAPTER.parse("P", "P", data, "Library")
         assert doc.sections[0].id == ""
 
 
@@ -476,7 +485,7 @@ def test_no_junk_in_any_real_article(shared_zims: Path) -> None:
             if not ADAPTER.is_content(entry.path, entry.mimetype):
                 continue
             html = reader.content(entry.path)
-            doc = ADAPTER.parse(entry.path, title, html)
+            doc = ADAPTER.parse(entry.path, title, html, "Library")
             if doc.metadata.get("navigation"):
                 continue
             assert doc.title, entry.path

@@ -337,12 +337,13 @@ def sorted_thread(adapter: StackExchangeAdapter) -> Document:
         SORTED_ARRAY_PATH,
         "Why is processing a sorted array faster than an unsorted array?",
         SORTED_ARRAY,
+        "Library",
     )
 
 
 @pytest.fixture(scope="module")
 def math_thread(adapter: StackExchangeAdapter) -> Document:
-    return adapter.parse(MATH_PATH, "What is the sum of squares?", MATH_THREAD)
+    return adapter.parse(MATH_PATH, "What is the sum of squares?", MATH_THREAD, "Library")
 
 
 def by_id(document: Document) -> dict[str, Section]:
@@ -364,7 +365,13 @@ def test_sections_keep_page_order_with_accepted_answer_in_place(sorted_thread: D
         ("answer-11237235", 2),
         ("answer-11303693", 2),
     ]
-    assert all(not s.children for s in sorted_thread.sections)
+    # Only comments nest under a post: a section of their own, one level down.
+    assert [[(c.id, c.level, c.role) for c in s.children] for s in sorted_thread.sections] == [
+        [("comments-11227809", 3, "comments")],
+        [("comments-11227902", 3, "comments")],
+        [],
+        [],
+    ]
     assert [s.title for s in sorted_thread.sections] == [
         "Why is processing a sorted array faster than an unsorted array?",
         "Accepted answer by Mysticial",
@@ -390,6 +397,7 @@ def test_question_metadata(sorted_thread: Document) -> None:
         "created": "2012-06-27T13:51:36.160",
         "active": "2024-01-02T03:04:05.000",
         "views": 1912345,
+        "linked": ["[LINKEDWORD other question](corpus://Library/questions/7/other)"],
     }
 
 
@@ -401,6 +409,8 @@ def test_answer_metadata(sorted_thread: Document) -> None:
         "accepted": True,
         "author": "Mysticial",
         "author_reputation": 471321,
+        "created": "2012-06-27T13:56",
+        "edited": "2022-05-01T10:00",
     }
     assert sections["answer-11237235"].metadata == {
         "answer_id": 11237235,
@@ -408,28 +418,35 @@ def test_answer_metadata(sorted_thread: Document) -> None:
         "accepted": False,
         "author": "Daniel Fischer",
         "author_reputation": 12300,
+        "created": "2012-06-27T16:00",
     }
     assert sections["answer-11303693"].metadata == {
         "answer_id": 11303693,
         "score": -2,
         "accepted": False,
         "author": "user555",
+        "created": "2012-07-03T10:00",
     }
 
 
 def test_anchors_alias_answers_and_comments(sorted_thread: Document) -> None:
     sections = by_id(sorted_thread)
-    assert sections["accepted-answer"].anchors == [
-        "answer-11227902",
-        "11227902",
-        "comment14746101_11227902",
-    ]
+    assert sections["accepted-answer"].anchors == ["answer-11227902", "11227902"]
     assert sections["answer-11237235"].anchors == ["11237235"]
-    assert sections["question"].anchors == ["comment14745913_11227809", "comment14746000_11227809"]
+    assert sections["question"].anchors == []
+    [question_comments] = sections["question"].children
+    assert question_comments.anchors == [
+        "comment-14745913",
+        "comment14745913_11227809",
+        "comment-14746000",
+        "comment14746000_11227809",
+    ]
+    [answer_comments] = sections["accepted-answer"].children
+    assert answer_comments.anchors == ["comment-14746101", "comment14746101_11227902"]
 
 
 def test_chrome_is_gone_and_comments_stay_with_their_post(sorted_thread: Document) -> None:
-    everything = "\n".join(s.content for s in sorted_thread.sections)
+    everything = "\n".join(s.content for s in walk(sorted_thread.sections))
     for chrome in (
         "Questions",
         "LINKEDWORD",
@@ -452,10 +469,16 @@ def test_chrome_is_gone_and_comments_stay_with_their_post(sorted_thread: Documen
         "performance",
         "branch-prediction",
     ]
-    assert "- (372) Is this a `[tag:c++]` thing? See this. — Mysticial, 2012-06-27" in question
-    assert "- Works in Java too. — Anon, 2012-06-28" in question
-    assert "Great analogy!" not in question
-    assert "- (12) Great analogy! — Reader, 2012-06-27" in sorted_thread.sections[1].content
+    comments = sorted_thread.sections[0].children[0].content
+    assert "Comments:" not in everything
+    assert (
+        "- (372) Is this a `[tag:c++]` thing? See [this](corpus://Library/questions/7/other). "
+        "— Mysticial, 2012-06-27" in comments
+    )
+    assert "- Works in Java too. — Anon, 2012-06-28" in comments
+    assert "Great analogy!" not in comments
+    answer_comments = sorted_thread.sections[1].children[0].content
+    assert "- (12) Great analogy! — Reader, 2012-06-27" in answer_comments
     assert "```cpp\nfor (unsigned c = 0; c < arraySize; ++c)" in question
 
 
@@ -471,9 +494,10 @@ def test_math_site_keeps_tex_verbatim(math_thread: Document) -> None:
     assert r"$x_1^2 + x_2^2$" in question
     assert r"\(a*b\)" in question
     assert r"$$\sum_{i=1}^n i^2 = \frac{n(n+1)(2n+1)}{6}$$" in question
-    assert r"- (2) Try induction on $n_k$. — Gauss, 2010-07-20" in question
+    comments = math_thread.sections[0].children[0].content
+    assert r"- (2) Try induction on $n_k$. — Gauss, 2010-07-20" in comments
     assert r"\[ S_{n+1} = S_n + (n+1)^2 \]" in math_thread.sections[1].content
-    assert math_thread.metadata == {"site": "Mathematics Stack Exchange"}
+    assert math_thread.metadata == {"site": "Mathematics Stack Exchange", "tex": "true"}
 
 
 def test_nopic_image_leaves_its_alt_text(math_thread: Document) -> None:
@@ -490,11 +514,12 @@ def test_v3_layout_without_vote_buttons(math_thread: Document) -> None:
         "accepted": True,
         "author": "Gauss",
         "author_reputation": 99999,
+        "created": "2010-07-20T19:15",
     }
 
 
 def test_legacy_page_is_one_generic_section(adapter: StackExchangeAdapter) -> None:
-    document = adapter.parse("question/42", "", LEGACY_PAGE)
+    document = adapter.parse("question/42", "", LEGACY_PAGE, "Library")
     assert document.kind == "thread"
     assert document.title == "Legacy question"
     assert [(s.id, s.level) for s in document.sections] == [("", 1)]
@@ -505,7 +530,7 @@ def test_legacy_page_is_one_generic_section(adapter: StackExchangeAdapter) -> No
 
 
 def test_garbage_does_not_crash(adapter: StackExchangeAdapter) -> None:
-    document = adapter.parse("questions/5/x", "x", b"\xff\xfe not html at all")
+    document = adapter.parse("questions/5/x", "x", b"\xff\xfe not html at all", "Library")
     assert document.title == "x"
     assert len(document.sections) == 1
 
@@ -584,9 +609,9 @@ def test_every_demo_thread_parses_cleanly(
             continue
         mimetype = reader.resolve(path).mimetype
         if adapter.is_content(path, mimetype):
-            threads[path] = adapter.parse(path, title, reader.content(path))
+            threads[path] = adapter.parse(path, title, reader.content(path), "Library")
         elif mimetype.startswith("text/html"):
-            listing = adapter.parse(path, title, reader.content(path))
+            listing = adapter.parse(path, title, reader.content(path), "Library")
             assert [s.id for s in listing.sections] == [""], "navigation pages parse generically"
     assert threads and answer_redirects
     for document in threads.values():

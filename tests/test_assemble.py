@@ -34,7 +34,7 @@ def _doc() -> Document:
             ),
             Section(id="Career", title="Career", level=2, content="Atlantic years."),
             Section(
-                id="References", title="References", level=2, content="1. A book.", reference=True
+                id="References", title="References", level=2, content="1. A book.", role="reference"
             ),
         ],
     )

@@ -231,7 +231,12 @@ def test_nested_lists_and_start() -> None:
 
 def test_definition_list() -> None:
     html = "<dl><dt>term</dt><dd>definition</dd><dt>other</dt><dd><p>a</p><p>b</p></dd></dl>"
-    assert md(html) == "**term**\ndefinition\n\n**other**\na\n\nb"
+    assert md(html) == "**term**\n\ndefinition\n\n**other**\n\na\n\nb"
+
+
+def test_consecutive_terms_share_their_description() -> None:
+    html = "<dl><dt>-a</dt><dt>--all</dt><dd>Stage all.</dd><dt>-p</dt><dd>Patch.</dd></dl>"
+    assert md(html) == "**-a**\n**--all**\n\nStage all.\n\n**-p**\n\nPatch."
 
 
 def test_admonitions_and_block_quotes() -> None:

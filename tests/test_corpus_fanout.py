@@ -20,7 +20,7 @@ import pytest
 import trio
 import trio.testing
 
-from corpus_mcp.adapters.base import Landing
+from corpus_mcp.adapters.base import AdapterDefaults, Landing
 from corpus_mcp.config import load_settings
 from corpus_mcp.corpus import STALL_SHARE, Corpus, Library
 from corpus_mcp.document import Document, Section
@@ -148,7 +148,7 @@ class FakeReader:
         return self.resolve(path), self.content(path)
 
 
-class FakeAdapter:
+class FakeAdapter(AdapterDefaults):
     name = "mediawiki"
     main_page_is_navigation = True
 
@@ -161,7 +161,7 @@ class FakeAdapter:
     def section_for_path(self, requested_path: str) -> str | None:
         return None
 
-    def parse(self, path: str, title: str, html: bytes) -> Document:
+    def parse(self, path: str, title: str, html: bytes, library: str) -> Document:
         lead = Section(id="", title="", level=1, content=f"{title} is about concurrency in Python.")
         return Document(path=path, title=title, kind="article", sections=[lead])
 

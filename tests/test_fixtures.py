@@ -404,7 +404,9 @@ def test_million_entry_builder_at_small_size(tmp_path: Path) -> None:
     pages = {path for path, _title, is_redirect in entries if not is_redirect}
     assert landed <= pages
     page = sorted(landed)[0]
-    document = get_adapter("mediawiki").parse(page, page.replace("_", " "), reader.content(page))
+    document = get_adapter("mediawiki").parse(
+        page, page.replace("_", " "), reader.content(page), "Library"
+    )
     assert document.sections[0].content.startswith("The ")
     assert reader.fulltext("the", 5).estimated_total >= 40
     twin = ZimReader(build_million_entries(tmp_path / "twin.zim", entries=300, pages=40, seed=2))

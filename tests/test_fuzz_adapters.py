@@ -99,7 +99,7 @@ def check_document(document: Document, path: str) -> None:
 
 
 def parse_checked(adapter: Adapter, path: str, title: str, html: bytes) -> None:
-    check_document(adapter.parse(path, title, html), path)
+    check_document(adapter.parse(path, title, html, "Library"), path)
     landing = adapter.stub_landing(path, html)
     assert landing is None or isinstance(landing, Landing)
 
@@ -275,4 +275,4 @@ def test_any_symbol_index_parses_into_landings(adapter: str, data: bytes) -> Non
     "html", [b"\x01", b"a&#1;b", b"a&#xFFFE;b", b"<html><body>\x1b<p>x</p></body></html>"]
 )
 def test_characters_xml_refuses_do_not_break_an_adapter(adapter: str, html: bytes) -> None:
-    check_document(get_adapter(adapter).parse("A/page", "Title", html), "A/page")
+    check_document(get_adapter(adapter).parse("A/page", "Title", html, "Library"), "A/page")

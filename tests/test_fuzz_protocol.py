@@ -62,9 +62,9 @@ def test_every_zim_path_round_trips_through_a_ref(library: str, path: str) -> No
         else:
             raise AssertionError("an overlong ref was accepted")
         return
-    assert refs.decode(ref, [library]) == (library, path)
+    assert refs.decode(ref, [library]) == (library, path, None)
     other_case = refs.SCHEME + library.swapcase() + ref[len(refs.SCHEME) + len(library) :]
-    assert refs.decode(other_case, [library]) == (library, path)
+    assert refs.decode(other_case, [library]) == (library, path, None)
 
 
 ref_like = st.one_of(
@@ -83,7 +83,7 @@ ref_like = st.one_of(
 def test_any_ref_decodes_or_is_an_invalid_ref(ref: Any) -> None:
     enabled, disabled = ("wiki", "docs"), ("old",)
     try:
-        library, path = refs.decode(ref, enabled, disabled)
+        library, path, fragment = refs.decode(ref, enabled, disabled)
     except CorpusError as exc:
         assert exc.code == "invalid_ref"
         assert exc.message
@@ -92,7 +92,7 @@ def test_any_ref_decodes_or_is_an_invalid_ref(ref: Any) -> None:
     assert path
     assert not path.startswith("/")
     assert not {".", ".."} & set(path.split("/"))
-    assert refs.decode(refs.encode(library, path), enabled) == (library, path)
+    assert refs.decode(refs.encode(library, path, fragment), enabled) == (library, path, fragment)
 
 
 # -- tool arguments -------------------------------------------------------------------

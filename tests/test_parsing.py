@@ -50,14 +50,14 @@ async def test_workers_parse_and_index_exactly_as_this_process(
     demo_archives: dict[str, Path],
 ) -> None:
     title, content = _page(demo_archives["devdocs_python"], "library/asyncio")
-    here = parse(get_adapter("devdocs"), "library/asyncio", title, content, index=True)
+    here = parse(get_adapter("devdocs"), "Library", "library/asyncio", title, content, index=True)
     async with open_parse_pool(2) as pool:
         await pool.warm_up()
         there = await pool.parse(
-            get_adapter("devdocs"), "library/asyncio", title, content, index=True
+            get_adapter("devdocs"), "Library", "library/asyncio", title, content, index=True
         )
         fetched = await pool.parse(
-            get_adapter("devdocs"), "library/asyncio", title, content, index=False
+            get_adapter("devdocs"), "Library", "library/asyncio", title, content, index=False
         )
     assert there.document == here.document
     assert there.terms == here.terms
@@ -73,7 +73,7 @@ async def test_without_workers_documents_parse_in_threads(demo_archives: dict[st
     before = _children()
     async with open_parse_pool(0) as pool:
         await pool.warm_up()  # nothing to start
-        parsed = await pool.parse(WIKI, "Derivative", title, content, index=True)
+        parsed = await pool.parse(WIKI, "Library", "Derivative", title, content, index=True)
         assert _children() == before
     assert parsed.document.title == title and parsed.terms is not None
 
@@ -87,10 +87,10 @@ async def test_a_cancelled_parse_kills_its_worker_and_the_pool_goes_on(
         with monkeypatch.context() as patched:
             patched.setattr(parsing, "_parse_pickled", parse_jobs.never_return)
             with trio.move_on_after(1.0) as scope:
-                await pool.parse(WIKI, str(pid_file), title, content, index=True)
+                await pool.parse(WIKI, "Library", str(pid_file), title, content, index=True)
         assert scope.cancelled_caught
         _wait_until_gone(int(pid_file.read_text()))
-        parsed = await pool.parse(WIKI, "Derivative", title, content, index=True)
+        parsed = await pool.parse(WIKI, "Library", "Derivative", title, content, index=True)
     assert parsed.document.title == title
 
 
@@ -102,8 +102,8 @@ async def test_a_worker_that_dies_costs_one_document_not_the_pool(
         with monkeypatch.context() as patched:
             patched.setattr(parsing, "_parse_pickled", parse_jobs.die)
             with pytest.raises(ParseFailure, match=r"the worker parsing 'Derivative' died"):
-                await pool.parse(WIKI, "Derivative", title, content, index=True)
-        parsed = await pool.parse(WIKI, "Derivative", title, content, index=False)
+                await pool.parse(WIKI, "Library", "Derivative", title, content, index=True)
+        parsed = await pool.parse(WIKI, "Library", "Derivative", title, content, index=False)
     assert parsed.document.title == title
 
 
@@ -113,7 +113,7 @@ async def test_an_adapter_error_in_a_worker_reaches_the_caller_as_itself(
     async with open_parse_pool(1) as pool:
         monkeypatch.setattr(parsing, "_parse_pickled", parse_jobs.raise_value_error)
         with pytest.raises(ValueError, match="unparseable"):
-            await pool.parse(WIKI, "X", "X", b"<html>", index=True)
+            await pool.parse(WIKI, "Library", "X", "X", b"<html>", index=True)
 
 
 def test_a_worker_is_retired_once_its_memory_grew_past_the_bound(
@@ -132,7 +132,7 @@ def test_a_worker_job_returns_the_parsed_document_pickled(demo_archives: dict[st
         GIL_QUESTION,
     )
     pickled = parsing._parse_pickled(
-        "stackexchange",
+        ("stackexchange", "Library"),
         GIL_QUESTION,
         title,
         content,
@@ -141,6 +141,7 @@ def test_a_worker_job_returns_the_parsed_document_pickled(demo_archives: dict[st
     parsed = pickle.loads(pickled)
     assert parsed == parse(
         get_adapter("stackexchange"),
+        "Library",
         GIL_QUESTION,
         title,
         content,

@@ -128,7 +128,7 @@ def _api_page() -> Document:
                 id="refs",
                 title="References",
                 level=2,
-                reference=True,
+                role="reference",
                 content="Cookies interface save.",
             ),
         ],

@@ -37,7 +37,7 @@ LIBRARIES = ("wikipedia", "devdocs_python", "stackoverflow")
 def test_every_path_round_trips(path: str) -> None:
     ref = refs.encode("wikipedia", path)
     assert ref.startswith("corpus://wikipedia/")
-    assert refs.decode(ref, LIBRARIES) == ("wikipedia", path)
+    assert refs.decode(ref, LIBRARIES) == ("wikipedia", path, None)
 
 
 def test_refs_stay_readable_for_common_titles() -> None:
@@ -47,7 +47,22 @@ def test_refs_stay_readable_for_common_titles() -> None:
 
 
 def test_library_matches_case_insensitively_and_returns_configured_spelling() -> None:
-    assert refs.decode("corpus://WikiPedia/X", LIBRARIES) == ("wikipedia", "X")
+    assert refs.decode("corpus://WikiPedia/X", LIBRARIES) == ("wikipedia", "X", None)
+
+
+@pytest.mark.parametrize(
+    "fragment", ["flask.Flask.route", "answer-1012", "1031", "Early_life", "a b#c", "Kö/ln"]
+)
+def test_a_fragment_names_an_anchor_and_round_trips(fragment: str) -> None:
+    ref = refs.encode("devdocs_python", "library/functions", fragment)
+    assert ref.count("#") == 1
+    assert refs.decode(ref, LIBRARIES) == ("devdocs_python", "library/functions", fragment)
+
+
+def test_a_hash_in_a_path_is_not_a_fragment_and_an_empty_fragment_is_none() -> None:
+    assert refs.decode(refs.encode("wikipedia", "C#"), LIBRARIES) == ("wikipedia", "C#", None)
+    assert refs.decode("corpus://wikipedia/X#", LIBRARIES) == ("wikipedia", "X", None)
+    assert refs.decode("corpus://wikipedia/X#Early_life", LIBRARIES).fragment == "Early_life"
 
 
 @pytest.mark.parametrize(
@@ -70,6 +85,9 @@ def test_library_matches_case_insensitively_and_returns_configured_spelling() ->
         ("corpus://wikipedia/Ray\nCharles", "control characters"),
         ("corpus://wikipedia/Ray%00Charles", "control characters"),
         ("corpus://wikipedia/%ff%fe", "not UTF-8"),
+        ("corpus://wikipedia/X#%ff", "anchor has percent-escapes that are not UTF-8"),
+        ("corpus://wikipedia/X#a%00b", "anchor contains control characters"),
+        ("corpus://wikipedia/#Early_life", "no document path"),
         ("corpus://wikipedia/" + "x" * 3000, "longer than"),
     ],
 )

@@ -6,7 +6,7 @@ ref, library and snapshot.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import msgspec
 
@@ -14,10 +14,47 @@ from corpus_mcp.document import Document, Section, walk
 from corpus_mcp.errors import CorpusError
 from corpus_mcp.wire import AvailableSection, FetchedSection
 
+#: A document with more API entries than this lists only those near what was returned.
+MAX_LISTED_ENTRIES = 40
 
-def available_sections(document: Document) -> list[AvailableSection]:
-    """Every fetchable section id in document order, the lead first."""
-    return [AvailableSection(s.id, s.title, s.level) for s in walk(document.sections)]
+
+def available_sections(
+    document: Document, returned: Collection[str] = ()
+) -> list[AvailableSection]:
+    """Every fetchable section id in document order, the lead first.
+
+    A reference page can hold hundreds of API entries (Flask's API page: 514), and this
+    list goes with every fetch: beyond :data:`MAX_LISTED_ENTRIES`, entries are listed
+    only under the headings of the ``returned`` sections (the neighbours of an entry
+    fetched on its own, the entries of a heading fetched whole); any other heading
+    says how many it holds in ``entries``.
+    """
+    homes: dict[int, Section] = {}
+    order: list[Section] = []
+
+    def visit(sections: list[Section], home: Section | None) -> None:
+        for section in sections:
+            own = home if section.role == "entry" and home is not None else section
+            homes[id(section)] = own
+            order.append(section)
+            visit(section.children, own)
+
+    visit(document.sections, None)
+    entries = [s for s in order if s.role == "entry"]
+    if len(entries) <= MAX_LISTED_ENTRIES:
+        return [AvailableSection(s.id, s.title, s.level) for s in order]
+    wanted = set(returned)
+    open_homes = {id(homes[id(s)]) for s in order if s.id in wanted}
+    hidden: dict[int, int] = {}
+    for entry in entries:
+        home = id(homes[id(entry)])
+        if home not in open_homes:
+            hidden[home] = hidden.get(home, 0) + 1
+    return [
+        AvailableSection(s.id, s.title, s.level, hidden.get(id(s), 0))
+        for s in order
+        if s.role != "entry" or id(homes[id(s)]) in open_homes
+    ]
 
 
 def section_index(document: Document) -> dict[str, Section]:
@@ -32,10 +69,14 @@ def section_index(document: Document) -> dict[str, Section]:
 
 
 def select_sections(document: Document, requested: Sequence[str]) -> list[Section]:
-    """The requested sections (aliases resolved), duplicates and nested repeats collapsed.
+    """The requested sections (aliases resolved), each with its subsections, in document
+    order, duplicates collapsed.
 
-    Returned in document order; a section whose ancestor is also requested is left out,
-    since the ancestor's subtree already carries it.
+    A section whose subtree already holds another requested section carries it, except
+    for API entries: a section asked for together with entries under it comes without
+    its children, followed by what was asked for inside it. Asking for a heading and
+    one entry under it (as search hints do) returns the heading's own text and that
+    entry, not every entry under the heading.
     """
     index = section_index(document)
     missing = [sid for sid in dict.fromkeys(requested) if sid not in index]
@@ -52,10 +93,15 @@ def select_sections(document: Document, requested: Sequence[str]) -> list[Sectio
 
     def visit(sections: list[Section]) -> None:
         for section in sections:
-            if id(section) in wanted:
-                chosen.append(section)
-            else:
+            if id(section) not in wanted:
                 visit(section.children)
+            elif any(
+                inner.role == "entry" and id(inner) in wanted for inner in walk(section.children)
+            ):
+                chosen.append(msgspec.structs.replace(section, children=[]))
+                visit(section.children)
+            else:
+                chosen.append(section)
 
     visit(document.sections)
     return chosen

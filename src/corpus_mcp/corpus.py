@@ -40,7 +40,13 @@ from corpus_mcp.fanout import Abandonable, Checkpoint, Failure, Job, Occupancy, 
 from corpus_mcp.federate import Candidate, federate, order, rescore, weigh_words
 from corpus_mcp.gather import Hit, Landed, LibraryHits, collect_hits, land, load_symbols
 from corpus_mcp.parsing import Parsed, ParsePool, open_parse_pool
-from corpus_mcp.ranking.evidence import WEIGHT_SYMBOL, Word, read_evidence, scope_words
+from corpus_mcp.ranking.evidence import (
+    WEIGHT_SYMBOL,
+    Word,
+    mentioned,
+    read_evidence,
+    scope_words,
+)
 from corpus_mcp.ranking.terms import DocumentTerms
 from corpus_mcp.ranking.text import word_set
 from corpus_mcp.redaction import describe, log_failure
@@ -349,7 +355,12 @@ class Corpus:
             chosen = [
                 (candidate, *read[i])
                 for i, candidate in enumerate(batch)
-                if i in read and read[i][0].metadata.get("navigation") != "true"
+                if i in read
+                and read[i][0].metadata.get("navigation") != "true"
+                and (
+                    candidate.scored.symbol > 0
+                    or mentioned(words, read[i][0], read[i][1], candidate.evidence.titles)
+                )
             ]
             results += await self._ranking(partial(self._batch_results, query, words, chosen))
         return results
@@ -431,7 +442,7 @@ class Corpus:
             return await self._fetch(ref, sections)
 
     async def _fetch(self, ref: str, sections: list[str] | None) -> FetchOutput:
-        name, path = refs.decode(ref, self._libraries, self._disabled)
+        name, path, fragment = refs.decode(ref, self._libraries, self._disabled)
         library = self._libraries[name]
         if library.service.unavailable:
             raise self._unavailable(name, library.service.unavailable)
@@ -457,9 +468,15 @@ class Corpus:
                 metrics.library_failed(name, "read_timeout")
                 log.warning("fetch: reading from %s timed out", name)
                 raise self._unavailable(name, TIMED_OUT, retry_after=timeout) from None
+        # What to return: the sections asked for, else the section the ref's anchor or
+        # its redirect lands on (an anchor no section holds means the whole document:
+        # every ref a fetched document links to must be fetchable).
+        index = assemble.section_index(document)
         if sections:
             roots = assemble.select_sections(document, sections)
-        elif landing and landing in assemble.section_index(document):
+        elif fragment and fragment in index:
+            roots = assemble.select_sections(document, [fragment])
+        elif landing and landing in index:
             roots = assemble.select_sections(document, [landing])
         else:
             roots = document.sections
@@ -472,8 +489,9 @@ class Corpus:
             kind=document.kind,
             title=document.title,
             snapshot=library.snapshot,
+            source_url=library.adapter.source_url(document, library.service.info.name),
             sections=chosen,
-            available_sections=assemble.available_sections(document),
+            available_sections=assemble.available_sections(document, [s.id for s in chosen]),
             truncated=truncated,
         )
 
@@ -522,7 +540,7 @@ class Corpus:
         in a worker process (:mod:`corpus_mcp.parsing`)."""
         entry, content = await self._in_archive(library, lambda reader: reader.read(path))
         return await self._parser.parse(
-            library.adapter, path, entry.title or title, content, index=index
+            library.adapter, library.name, path, entry.title or title, content, index=index
         )
 
     async def _in_archive(self, library: Library, fn: Callable[[ZimReader], T]) -> T:

@@ -15,6 +15,16 @@ from typing import Literal
 import msgspec
 
 Kind = Literal["article", "documentation", "thread"]
+Role = Literal["text", "entry", "comments", "reference"]
+"""What a section is to ranking and fetch:
+
+- ``text``: ordinary content;
+- ``entry``: one API entry of a reference page (a DevDocs ``dt[id]`` with its ``dd``),
+  titled by its signature, fetchable and hinted on its own;
+- ``comments``: the comments on a post, a child of the post's section: searched with it,
+  never hinted, and its bylines (after each item's last " — ") are not snippet text;
+- ``reference``: citation lists and the like: fetchable, never searched or hinted.
+"""
 
 
 class Section(msgspec.Struct, kw_only=True, gc=False):
@@ -23,8 +33,8 @@ class Section(msgspec.Struct, kw_only=True, gc=False):
     ``id`` is the archive's own anchor (heading id, ``question``, ``answer-<id>``); the
     lead section's id is ``""``. ``content`` is Markdown for this node only, without its
     children. ``anchors`` are further ids that land on this section (``dt[id]`` API
-    anchors, ``answer-<acceptedId>``). ``reference`` marks citation lists and the like:
-    fetchable, never offered as a search hint.
+    anchors, ``answer-<acceptedId>``). ``role`` says what kind of section it is (see
+    :data:`Role`).
     """
 
     id: str
@@ -34,11 +44,21 @@ class Section(msgspec.Struct, kw_only=True, gc=False):
     children: list[Section] = msgspec.field(default_factory=list)
     metadata: dict[str, str | int | bool | list[str]] | None = None
     anchors: list[str] = msgspec.field(default_factory=list)
-    reference: bool = False
+    role: Role = "text"
+
+    @property
+    def reference(self) -> bool:
+        """Citation lists and the like: fetchable, never offered as a search hint."""
+        return self.role == "reference"
 
 
 class Document(msgspec.Struct, kw_only=True, gc=False):
-    """A parsed entry. ``sections`` are the top-level nodes, the lead first."""
+    """A parsed entry. ``sections`` are the top-level nodes, the lead first.
+
+    ``metadata`` may carry ``source_url``: where the archive says the page comes from
+    (DevDocs' attribution link, a Wikipedia article's canonical URL, a thread's question
+    URL), shown to the agent so that it can cite; nothing is ever fetched from it.
+    """
 
     path: str
     title: str

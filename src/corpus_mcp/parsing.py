@@ -54,9 +54,12 @@ class ParseFailure(Exception):
     """A worker died parsing a document (a crash or the system killing it)."""
 
 
-def parse(adapter: Adapter, path: str, title: str, content: bytes, *, index: bool) -> Parsed:
-    """Parse (and, for search, index) one document's bytes."""
-    document = adapter.parse(path, title, content)
+def parse(
+    adapter: Adapter, library: str, path: str, title: str, content: bytes, *, index: bool
+) -> Parsed:
+    """Parse (and, for search, index) one document's bytes (``library``: the name its
+    links' refs carry)."""
+    document = adapter.parse(path, title, content, library)
     terms = index_document(document) if index else None
     return Parsed(document=document, terms=terms, weight=_weight(document, terms))
 
@@ -84,11 +87,14 @@ def _adapter(name: str) -> Adapter:
     return adapter
 
 
-def _parse_pickled(adapter: str, path: str, title: str, content: bytes, index: bool) -> bytes:
-    """What a worker runs: the result pickled once, here, instead of by the pool's
-    generic machinery (the document and its index share nodes: one pickle keeps them
-    shared)."""
-    parsed = parse(_adapter(adapter), path, title, content, index=index)
+def _parse_pickled(
+    shelf: tuple[str, str], path: str, title: str, content: bytes, index: bool
+) -> bytes:
+    """What a worker runs (``shelf``: the adapter's name and the library's): the result
+    pickled once, here, instead of by the pool's generic machinery (the document and
+    its index share nodes: one pickle keeps them shared)."""
+    adapter, library = shelf
+    parsed = parse(_adapter(adapter), library, path, title, content, index=index)
     return pickle.dumps(parsed, pickle.HIGHEST_PROTOCOL)
 
 
@@ -123,20 +129,27 @@ class ParsePool:
         return cls(0, None, trio.CapacityLimiter(2))
 
     async def parse(
-        self, adapter: Adapter, path: str, title: str, content: bytes, *, index: bool
+        self,
+        adapter: Adapter,
+        library: str,
+        path: str,
+        title: str,
+        content: bytes,
+        *,
+        index: bool,
     ) -> Parsed:
         """Parse one document; cancelling the caller kills the worker doing it (workers
         receive the adapter's name: adapters hold no state)."""
         if self._context is None:
             return await trio.to_thread.run_sync(
-                lambda: parse(adapter, path, title, content, index=index),
+                lambda: parse(adapter, library, path, title, content, index=index),
                 limiter=self._limiter,
                 abandon_on_cancel=True,
             )
         try:
             pickled = await self._context.run_sync(
                 _parse_pickled,
-                adapter.name,
+                (adapter.name, library),
                 path,
                 title,
                 content,

@@ -41,18 +41,22 @@ class FetchedSection(msgspec.Struct, kw_only=True, omit_defaults=True):
     metadata: dict[str, str | int | bool | list[str]] | None = None
 
 
-class AvailableSection(msgspec.Struct, frozen=True):
+class AvailableSection(msgspec.Struct, frozen=True, omit_defaults=True):
     id: str
     title: str
     level: int
+    entries: int = 0
+    """API entries under this section that are not listed (fetch it to read them)."""
 
 
-class FetchOutput(msgspec.Struct, kw_only=True):
+class FetchOutput(msgspec.Struct, kw_only=True, omit_defaults=True):
     ref: str
     library: str
     kind: Kind
     title: str
     snapshot: str | None
+    source_url: str | None = None
+    """Where the archive says the document comes from (to cite; never fetched)."""
     sections: list[FetchedSection]
     available_sections: list[AvailableSection]
     truncated: bool

@@ -7,6 +7,7 @@ the ZIM service and hands the bytes over.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Protocol
 
 import msgspec
@@ -63,12 +64,24 @@ class Adapter(Protocol):
         ``symbol_index``, in its order (a name may repeat)."""
         ...
 
-    def parse(self, path: str, title: str, html: bytes) -> Document:
-        """The document for a content entry; ``title`` is the entry's ZIM title."""
+    def serves(self, path: str) -> bool:
+        """Whether a link to ``path`` leads to a document ``fetch`` returns: a content
+        page, or a redirect to one (sotoki's ``a/<id>``). Decides which links in a
+        document become refs (see :mod:`corpus_mcp.adapters.links`)."""
+        ...
+
+    def source_url(self, document: Document, archive_name: str) -> str | None:
+        """Where the page comes from on the web, as the archive records it (``Name`` is
+        the archive's metadata), so an agent can cite it; never fetched."""
+        ...
+
+    def parse(self, path: str, title: str, html: bytes, library: str) -> Document:
+        """The document for a content entry; ``title`` is the entry's ZIM title and
+        ``library`` the name its links' refs carry."""
         ...
 
 
-class AdapterDefaults:
+class AdapterDefaults(ABC):
     """What most families do: no HTML stubs, no path-implied sections, no symbol index."""
 
     symbol_index: str | None = None
@@ -77,8 +90,20 @@ class AdapterDefaults:
     def stub_landing(self, path: str, html: bytes) -> Landing | None:
         return None
 
+    @abstractmethod
+    def is_content(self, path: str, mimetype: str) -> bool:
+        """See :meth:`Adapter.is_content` (every family says it)."""
+
+    def serves(self, path: str) -> bool:
+        """Links lead to documents wherever search finds them (an HTML entry)."""
+        return self.is_content(path, "text/html")
+
     def section_for_path(self, requested_path: str) -> str | None:
         return None
+
+    def source_url(self, document: Document, archive_name: str) -> str | None:
+        """What the page itself says (DevDocs' attribution link, a canonical link)."""
+        return document.metadata.get("source_url") or None
 
     def parse_symbols(self, data: bytes) -> list[tuple[str, Landing]]:
         return []

@@ -20,7 +20,10 @@ from typing import Final
 from lxml.html import HtmlElement
 
 from corpus_mcp.adapters.base import AdapterDefaults, Landing, symbol_key
+from corpus_mcp.adapters.entries import INDEX_TARGET_ID, split_entries, unique_id
+from corpus_mcp.adapters.links import LinkResolver
 from corpus_mcp.cleaning import (
+    LinkTarget,
     drop,
     make_element,
     parse_html,
@@ -39,8 +42,6 @@ _NON_CONTENT_PATHS: Final = frozenset({"licenses.txt", "navbar.json", "applicati
 _MISSING_PAGE_HEADING: Final = "This documentation is missing."
 # Chrome that survives DevDocs' own filters: local TOCs, source-link bars, pilcrows.
 _JUNK_CLASSES: Final = ("_toc", "_links", "headerlink", "_pre-heading", "_attribution")
-# Sphinx general-index targets: only the (absent) genindex links to them.
-_INDEX_TARGET_ID: Final = re.compile(r"index-\d+")
 _SLUG_JUNK: Final = re.compile(r"[^\w]+")
 
 
@@ -128,7 +129,7 @@ class DevDocsAdapter(AdapterDefaults):
         return list(dict.fromkeys(symbols))
 
     @xml_safe_retry
-    def parse(self, path: str, title: str, html: bytes) -> Document:
+    def parse(self, path: str, title: str, html: bytes, library: str) -> Document:
         """The page's section tree; metadata carries ``heading``, ``source_url``, ``missing``."""
         root = parse_html(html)
         page = _content_root(root)
@@ -158,7 +159,8 @@ class DevDocsAdapter(AdapterDefaults):
             lead_anchors.append(_Block(anchor=h1.get("id")))
             h1.drop_tree()
         blocks = lead_anchors + _without_local_toc(list(_flatten(page)))
-        sections = _build_sections(blocks, heading or document_title)
+        links = LinkResolver(library, path, serves=self.serves)
+        sections = _build_sections(blocks, heading or document_title, links)
         return Document(
             path=path,
             title=document_title,
@@ -308,7 +310,7 @@ def _links_only_in_page(node: HtmlElement) -> bool:
     return bool(hrefs) and all(href.startswith("#") for href in hrefs)
 
 
-def _build_sections(blocks: list[_Block], lead_title: str) -> list[Section]:
+def _build_sections(blocks: list[_Block], lead_title: str, links: LinkTarget) -> list[Section]:
     """Nest headings by level under a lead section (id ``""``) for the text before them."""
     lead = _Draft(Section(id="", title=lead_title, level=1))
     drafts = [lead]
@@ -332,7 +334,7 @@ def _build_sections(blocks: list[_Block], lead_title: str) -> list[Section]:
             taken.add(block.anchor)
             current.section.anchors.append(block.anchor)
     for draft in drafts:
-        _finish(draft, taken)
+        _finish(draft, taken, links)
     return top
 
 
@@ -346,7 +348,7 @@ def _new_section(
     own_id = heading.get("id")
     named = [i for i in (own_id, inherited_id, *aliases) if i and i.strip()]
     base = named[0].strip() if named else _slugify(title)
-    section_id = _unique(base or "section", taken)
+    section_id = unique_id(base or "section", taken)
     section = Section(id=section_id, title=title, level=int(str(heading.tag)[1]))
     for alias in named[1:]:
         if alias not in taken:
@@ -355,16 +357,9 @@ def _new_section(
     return section
 
 
-def _unique(base: str, taken: set[str]) -> str:
-    candidate, counter = base, 2
-    while candidate in taken:
-        candidate, counter = f"{base}-{counter}", counter + 1
-    taken.add(candidate)
-    return candidate
-
-
-def _finish(draft: _Draft, taken: set[str]) -> None:
-    """Render the draft's nodes to Markdown and record the ids they carry as anchors."""
+def _finish(draft: _Draft, taken: set[str], links: LinkTarget) -> None:
+    """Render the draft's nodes to Markdown, its API entries as sections of their own
+    (:mod:`corpus_mcp.adapters.entries`), and record the ids they carry as anchors."""
     # The page's tree has been walked in full by now, so its nodes are moved, not copied
     # (a copy of every node cost more than rendering some of them); they keep their tails.
     holder = make_element("div")
@@ -373,12 +368,18 @@ def _finish(draft: _Draft, taken: set[str]) -> None:
             _append_text(holder, item)
         else:
             holder.append(item)
+    section = draft.section
+
+    def render(node: HtmlElement, level: int) -> str:
+        return to_markdown(node, links=links, below_level=level).strip()
+
+    section.children[:0] = split_entries(holder, section.level, taken, render, section.title)
     for node in _elements(holder, ".//*[@id]"):
         anchor = str(node.get("id", "")).strip()
-        if anchor and anchor not in taken and not _INDEX_TARGET_ID.fullmatch(anchor):
+        if anchor and anchor not in taken and not INDEX_TARGET_ID.fullmatch(anchor):
             taken.add(anchor)
-            draft.section.anchors.append(anchor)
-    draft.section.content = to_markdown(holder).strip() if len(holder) or holder.text else ""
+            section.anchors.append(anchor)
+    section.content = render(holder, section.level) if len(holder) or holder.text else ""
 
 
 def _append_text(holder: HtmlElement, text: str) -> None:

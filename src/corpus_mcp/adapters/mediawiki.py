@@ -28,7 +28,9 @@ import msgspec
 from lxml.html import HtmlElement
 
 from corpus_mcp.adapters.base import AdapterDefaults, Landing
+from corpus_mcp.adapters.links import LinkResolver, web_url
 from corpus_mcp.cleaning import (
+    LinkTarget,
     classes,
     make_element,
     parse_html,
@@ -169,19 +171,23 @@ class MediaWikiAdapter(AdapterDefaults):
         return None
 
     @xml_safe_retry
-    def parse(self, path: str, title: str, html: bytes) -> Document:
+    def parse(self, path: str, title: str, html: bytes, library: str) -> Document:
         root = parse_html(_without_htdig(html))
         by_id = _index_ids(root)
         metadata: dict[str, str] = {}
         if _is_list_page(root, by_id):
             metadata["navigation"] = "true"
+        source_url = _source_url(root, html)
+        if source_url:
+            metadata["source_url"] = source_url
         doc_title = _document_title(root, by_id, title)
         content = _content_root(root, by_id)
         _strip_junk(content)
         lead = _Draft(_Heading(level=1, id="", title=""))
         drafts = _build_tree(lead, _linearise(content, doc_title))
         _assign_unique_ids(drafts)
-        sections = [_finish(draft) for draft in drafts]
+        links = LinkResolver(library, path, serves=self.serves, rewrite=_without_html_suffix)
+        sections = [_finish(draft, links) for draft in drafts]
         return Document(
             path=path, title=doc_title, kind="article", sections=sections, metadata=metadata
         )
@@ -212,6 +218,28 @@ def _without_htdig(html: bytes) -> bytes:
 
 
 # -- stubs ---------------------------------------------------------------------------------
+
+
+def _without_html_suffix(href: str) -> str:
+    """Old-scheme pages link to ``Other_Article.html``: the entry is ``Other_Article``."""
+    if "://" in href[:12]:
+        return href
+    path, hash_, fragment = href.partition("#")
+    return (path[:-5] if path.endswith(".html") else path) + hash_ + fragment
+
+
+_ISSUED_FROM = re.compile(rb"""href=["'](https?://[^"'?#]+/wiki/[^"'?#]+)\?oldid=""")
+
+
+def _source_url(root: HtmlElement, html: bytes) -> str:
+    """The article's canonical URL: ``link[rel=canonical]``, else the revision link of the
+    footer ("This article is issued from Wikipedia") without its revision."""
+    for link in root.iter("link"):
+        if (link.get("rel") or "").strip().lower() == "canonical" and link.get("href"):
+            href = str(link.get("href")).strip()
+            return web_url("https:" + href if href.startswith("//") else href)
+    found = _ISSUED_FROM.search(html)
+    return web_url(found.group(1).decode("utf-8", "replace")) if found else ""
 
 
 def _resolve_landing(stub_path: str, url: str) -> Landing:
@@ -445,7 +473,7 @@ def _is_reference_section(title: str, nodes: list[HtmlElement | str]) -> bool:
     return bool(meaningful) and all(_is_reference_list(n) for n in meaningful)
 
 
-def _render(nodes: list[HtmlElement | str]) -> str:
+def _render(nodes: list[HtmlElement | str], links: LinkTarget) -> str:
     wrapper = make_element("div")
     for node in nodes:
         if isinstance(node, str):
@@ -458,7 +486,7 @@ def _render(nodes: list[HtmlElement | str]) -> str:
             # element goes in without it (keeping it would render the text twice).
             wrapper.append(node)
             node.tail = None
-    return to_markdown(wrapper)
+    return to_markdown(wrapper, links=links)
 
 
 def _walk_drafts(drafts: list[_Draft]) -> Iterator[_Draft]:
@@ -483,7 +511,7 @@ def _assign_unique_ids(drafts: list[_Draft]) -> None:
         used.add(section_id)
 
 
-def _finish(draft: _Draft) -> Section:
+def _finish(draft: _Draft, links: LinkTarget) -> Section:
     heading = draft.heading
     citations = bool(heading.id) and _is_reference_section(heading.title, draft.nodes)
     apparatus = heading.title.strip().lower().rstrip(":") in _APPARATUS_TITLES
@@ -496,7 +524,7 @@ def _finish(draft: _Draft) -> Section:
         id=heading.id,
         title=heading.title,
         level=heading.level,
-        content=_render(nodes),
-        children=[_finish(child) for child in draft.children],
-        reference=reference,
+        content=_render(nodes, links),
+        children=[_finish(child, links) for child in draft.children],
+        role="reference" if reference else "text",
     )

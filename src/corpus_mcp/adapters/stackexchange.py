@@ -17,7 +17,9 @@ from typing import Final
 from lxml.html import HtmlElement
 
 from corpus_mcp.adapters.base import AdapterDefaults
+from corpus_mcp.adapters.links import LinkResolver
 from corpus_mcp.cleaning import (
+    LinkTarget,
     has_class,
     parse_html,
     to_markdown,
@@ -28,6 +30,24 @@ from corpus_mcp.cleaning import (
 from corpus_mcp.document import Document, Section
 
 _THREAD_PATH: Final = re.compile(r"questions/\d+/[^/]+")
+# What links may name besides threads: sotoki's redirects to a thread or to an answer.
+_REDIRECT_PATH: Final = re.compile(r"questions/\d+|a/\d+")
+# sotoki 3.1.1 writes links between posts as ``//:None/../../questions/3/slug`` (a port
+# bug: a missing port became "None"); without that prefix they are ordinary relative links.
+_BROKEN_PORT_PREFIX: Final = "//:None/"
+_ANSWER_LINK: Final = re.compile(r"(?:^|/)a/(\d+)/?$")
+# A user card's stamp: "asked Aug 10 '10 at 15:40", "answered Jan 5, 2021 at 12:00".
+_CARD_STAMP: Final = re.compile(
+    r"(?P<verb>asked|answered|edited)\s+(?P<month>[A-Z][a-z]{2})\s+(?P<day>\d{1,2})"
+    r"(?:,\s*(?P<year>\d{4})|\s+'(?P<yy>\d{2}))\s+at\s+(?P<hour>\d{1,2}):(?P<minute>\d{2})"
+)
+_MONTHS: Final = {
+    name: number
+    for number, name in enumerate(
+        ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1
+    )
+}
+_COMMENTS_TITLE: Final = "Comments"
 # sotoki 1.x (old scheme): ``A/question/<id>.html``, normalised to ``question/<id>``.
 _LEGACY_THREAD_PATH: Final = re.compile(r"question/\d+(?:\.html)?")
 _ANSWER_REDIRECT_PATH: Final = re.compile(r"a/(\d+)/?")
@@ -103,6 +123,19 @@ class StackExchangeAdapter(AdapterDefaults):
             return False
         return bool(_THREAD_PATH.fullmatch(path) or _LEGACY_THREAD_PATH.fullmatch(path))
 
+    def serves(self, path: str) -> bool:
+        """Threads, and the ``questions/<id>`` and ``a/<id>`` redirects to them; user,
+        tag and listing pages are not documents, so links to them stay text."""
+        return self.is_content(path, "text/html") or bool(_REDIRECT_PATH.fullmatch(path))
+
+    def source_url(self, document: Document, archive_name: str) -> str | None:
+        """``https://<site>/questions/<id>/<slug>``: sotoki names an archive after the
+        site's domain (``unix.stackexchange.com_en_all``)."""
+        domain = archive_name.split("_", 1)[0]
+        if "." not in domain or not _THREAD_PATH.fullmatch(document.path):
+            return None
+        return f"https://{domain}/{document.path}"
+
     # sotoki only writes libzim redirects, never HTML stubs: the default stub_landing.
 
     def section_for_path(self, requested_path: str) -> str | None:
@@ -111,25 +144,43 @@ class StackExchangeAdapter(AdapterDefaults):
         return f"answer-{match.group(1)}" if match else None
 
     @xml_safe_retry
-    def parse(self, path: str, title: str, html: bytes) -> Document:
+    def parse(self, path: str, title: str, html: bytes, library: str) -> Document:
         """The thread's sections; pages without a ``#question`` post become one section."""
         root = parse_html(html)
         tex = _loads_mathjax(root)
+        on_page = {
+            str(answer.get("data-answerid"))
+            for answer in _elements(root, "//div[@data-answerid]")
+            if answer.get("data-answerid")
+        }
+
+        def repaired(href: str) -> str:
+            """``//:None/`` dropped; a link to an answer of this very thread (``a/<aid>``)
+            made a link to its section."""
+            if href.startswith(_BROKEN_PORT_PREFIX):
+                href = href[len(_BROKEN_PORT_PREFIX) - 1 :]
+            found = _ANSWER_LINK.search(href.partition("#")[0])
+            return f"#{found.group(1)}" if found and found.group(1) in on_page else href
+
+        links = LinkResolver(library, path, serves=self.serves, rewrite=repaired)
         question = _first(root, "//div[@id='question']")
         if question is None:
-            return _generic_document(path, title, root, tex)
+            return _generic_document(path, title, root, tex, links)
         question_title = _text(_first(root, "//div[@id='question-header']//h1")) or title.strip()
         document_title = question_title or title.strip() or path
-        sections = [_question_section(root, question, document_title, tex)]
+        posts = _Posts(tex, links)
+        sections = [posts.question(root, question, document_title)]
         answers = _elements(
             root,
             f"//div[@id='answers']//div[{xpath_has_class('answer')}][starts-with(@id, 'answer-')]",
         )
-        sections.extend(_answer_section(answer, tex) for answer in answers)
+        sections.extend(posts.answer(answer) for answer in answers)
         metadata: dict[str, str] = {}
         site = _site_title(root, question_title)
         if site:
             metadata["site"] = site
+        if tex:
+            metadata["tex"] = "true"
         return Document(
             path=path, title=document_title, kind="thread", sections=sections, metadata=metadata
         )
@@ -158,58 +209,129 @@ def _site_title(root: HtmlElement, question_title: str) -> str:
     return ""
 
 
-def _question_section(root: HtmlElement, question: HtmlElement, title: str, tex: bool) -> Section:
-    # Only the tag list: comments may render ``[tag:x]`` as post-tag links too.
-    tag_links = _elements(
-        question, f".//*[{xpath_has_class('post-taglist')}]//a[{xpath_has_class('post-tag')}]"
-    )
-    tags = [tag for tag in (_text(link) for link in tag_links) if tag]
-    metadata: _Metadata = {}
-    _put(metadata, "question_id", _parse_int(question.get("data-questionid")))
-    _put(metadata, "score", _post_score(question))
-    metadata.update(_author(question))
-    if tags:
-        metadata["tags"] = tags
-    metadata.update(_thread_dates(root))
-    # Tags live in the metadata only: a "Tags:" line in the text would read as the
-    # best-matching passage for any query naming them.
-    parts = [_post_body(question, tex), _comments(question, tex)]
-    return Section(
-        id="question",
-        title=title,
-        level=2,
-        content="\n\n".join(part for part in parts if part),
-        metadata=metadata,
-        anchors=_comment_anchors(question),
-    )
+class _Posts:
+    """Renders the posts of one thread (TeX on math sites, links resolved)."""
 
+    def __init__(self, tex: bool, links: LinkTarget) -> None:
+        self.tex = tex
+        self.links = links
 
-def _answer_section(answer: HtmlElement, tex: bool) -> Section:
-    answer_id = answer.get("data-answerid") or str(answer.get("id", "")).removeprefix("answer-")
-    accepted = (
-        has_class(answer, "accepted-answer")
-        or answer.get("itemprop") == "acceptedAnswer"
-        or _first(answer, f".//*[{xpath_has_class('js-accepted-answer-indicator')}]") is not None
-    )
-    metadata: _Metadata = {}
-    _put(metadata, "answer_id", _parse_int(answer_id))
-    _put(metadata, "score", _post_score(answer))
-    metadata["accepted"] = accepted
-    author = _author(answer)
-    metadata.update(author)
-    name = author.get("author")
-    title = ("Accepted answer" if accepted else "Answer") + (f" by {name}" if name else "")
-    # ``#<aid>`` is how sotoki links to an answer inside the thread.
-    anchors = [f"answer-{answer_id}", answer_id] if accepted else [answer_id]
-    parts = [_post_body(answer, tex), _comments(answer, tex)]
-    return Section(
-        id="accepted-answer" if accepted else f"answer-{answer_id}",
-        title=title,
-        level=2,
-        content="\n\n".join(part for part in parts if part),
-        metadata=metadata,
-        anchors=[anchor for anchor in anchors if anchor] + _comment_anchors(answer),
-    )
+    def question(self, root: HtmlElement, question: HtmlElement, title: str) -> Section:
+        # Only the tag list: comments may render ``[tag:x]`` as post-tag links too.
+        tag_links = _elements(
+            question, f".//*[{xpath_has_class('post-taglist')}]//a[{xpath_has_class('post-tag')}]"
+        )
+        tags = [tag for tag in (_text(link) for link in tag_links) if tag]
+        metadata: _Metadata = {}
+        question_id = _parse_int(question.get("data-questionid"))
+        _put(metadata, "question_id", question_id)
+        _put(metadata, "score", _post_score(question))
+        metadata.update(_author(question))
+        # Tags live in the metadata only: a "Tags:" line in the text would read as the
+        # best-matching passage for any query naming them.
+        if tags:
+            metadata["tags"] = tags
+        metadata.update(_thread_dates(root))
+        for key, value in _post_dates(question, "asked").items():
+            metadata.setdefault(key, value)  # the ISO "Asked" stamp is the finer one
+        linked = self.linked(root)
+        if linked:
+            metadata["linked"] = linked
+        return self.post(question, "question", title, metadata, [])
+
+    def answer(self, answer: HtmlElement) -> Section:
+        answer_id = answer.get("data-answerid") or str(answer.get("id", "")).removeprefix("answer-")
+        accepted = (
+            has_class(answer, "accepted-answer")
+            or answer.get("itemprop") == "acceptedAnswer"
+            or _first(answer, f".//*[{xpath_has_class('js-accepted-answer-indicator')}]")
+            is not None
+        )
+        metadata: _Metadata = {}
+        _put(metadata, "answer_id", _parse_int(answer_id))
+        _put(metadata, "score", _post_score(answer))
+        metadata["accepted"] = accepted
+        author = _author(answer)
+        metadata.update(author)
+        metadata.update(_post_dates(answer, "answered"))
+        name = author.get("author")
+        title = ("Accepted answer" if accepted else "Answer") + (f" by {name}" if name else "")
+        # ``#<aid>`` is how sotoki links to an answer inside the thread.
+        anchors = [f"answer-{answer_id}", answer_id] if accepted else [answer_id]
+        section_id = "accepted-answer" if accepted else f"answer-{answer_id}"
+        return self.post(answer, section_id, title, metadata, [a for a in anchors if a])
+
+    def post(
+        self,
+        post: HtmlElement,
+        section_id: str,
+        title: str,
+        metadata: _Metadata,
+        anchors: list[str],
+    ) -> Section:
+        """A post's section: its body (its own headings below the section's level), and
+        its comments as a child section."""
+        body = _first(post, f".//div[{xpath_has_class('js-post-body')}]")
+        content = (
+            to_markdown(body, tex=self.tex, links=self.links, below_level=2).strip()
+            if body is not None
+            else ""
+        )
+        comments = self.comments(post)
+        return Section(
+            id=section_id,
+            title=title,
+            level=2,
+            content=content,
+            metadata=metadata,
+            anchors=anchors,
+            children=[comments] if comments is not None else [],
+        )
+
+    def comments(self, post: HtmlElement) -> Section | None:
+        """The post's comments, one list item each: ``- (score) text — Author, date``,
+        as a section of their own (``comments-<postid>``, sotoki's id for the block)."""
+        lines = []
+        anchors: list[str] = []
+        for comment in _elements(post, f".//li[{xpath_has_class('comment')}]"):
+            copy = _first(comment, f".//*[{xpath_has_class('comment-copy')}]")
+            if copy is None:
+                continue
+            text = " ".join(to_markdown(copy, tex=self.tex, links=self.links).split())
+            if not text:
+                continue
+            score = _parse_int(comment.get("data-comment-score")) or 0
+            author = _text(_first(comment, f".//*[{xpath_has_class('comment-user')}]"))
+            date = _comment_date(comment)
+            byline = ", ".join(part for part in (author, date) if part)
+            line = f"- ({score}) {text}" if score else f"- {text}"
+            lines.append(f"{line} — {byline}" if byline else line)
+            anchors.extend(_comment_anchors(comment))
+        if not lines:
+            return None
+        block = _first(post, ".//div[starts-with(@id, 'comments-')]")
+        post_id = post.get("data-answerid") or post.get("data-questionid") or ""
+        block_id = str(block.get("id")) if block is not None else f"comments-{post_id}"
+        return Section(
+            id=block_id,
+            title=_COMMENTS_TITLE,
+            level=3,
+            content="\n".join(lines),
+            anchors=anchors,
+            role="comments",
+        )
+
+    def linked(self, root: HtmlElement) -> list[str]:
+        """The "Linked" sidebar's questions, as Markdown links an agent can follow."""
+        found = []
+        for link in _elements(
+            root, f"//div[@id='sidebar']//a[{xpath_has_class('question-hyperlink')}][@href]"
+        ):
+            target = self.links(link)
+            label = _text(link)
+            if target and label:
+                found.append(f"[{label}]({target})")
+        return list(dict.fromkeys(found))
 
 
 def _put(metadata: _Metadata, key: str, value: int | None) -> None:
@@ -272,32 +394,6 @@ def _thread_dates(root: HtmlElement) -> _Metadata:
     return metadata
 
 
-def _post_body(post: HtmlElement, tex: bool) -> str:
-    body = _first(post, f".//div[{xpath_has_class('js-post-body')}]")
-    if body is None:
-        return ""
-    return to_markdown(body, tex=tex).strip()
-
-
-def _comments(post: HtmlElement, tex: bool) -> str:
-    """The post's comments as a Markdown list: ``- (score) text — Author, date``."""
-    lines = []
-    for comment in _elements(post, f".//li[{xpath_has_class('comment')}]"):
-        copy = _first(comment, f".//*[{xpath_has_class('comment-copy')}]")
-        if copy is None:
-            continue
-        text = " ".join(to_markdown(copy, tex=tex).split())
-        if not text:
-            continue
-        score = _parse_int(comment.get("data-comment-score")) or 0
-        author = _text(_first(comment, f".//*[{xpath_has_class('comment-user')}]"))
-        date = _comment_date(comment)
-        byline = ", ".join(part for part in (author, date) if part)
-        line = f"- ({score}) {text}" if score else f"- {text}"
-        lines.append(f"{line} — {byline}" if byline else line)
-    return "Comments:\n\n" + "\n".join(lines) if lines else ""
-
-
 def _comment_date(comment: HtmlElement) -> str:
     """The comment's ISO date, kept in the title (``"<date> License: …"``) by sotoki."""
     stamp = _first(comment, f".//*[{xpath_has_class('relativetime-clean')}][@title]")
@@ -307,13 +403,50 @@ def _comment_date(comment: HtmlElement) -> str:
     return match.group(0) if match else ""
 
 
-def _comment_anchors(post: HtmlElement) -> list[str]:
-    """``comment<cid>_<postid>`` names, which sotoki's comment permalinks point at."""
-    names = (str(node.get("name", "")) for node in _elements(post, ".//a[@name]"))
+def _comment_anchors(comment: HtmlElement) -> list[str]:
+    """A comment's ids: ``comment-<cid>`` and the ``comment<cid>_<postid>`` name sotoki's
+    comment permalinks point at."""
+    names = [str(comment.get("id", ""))]
+    names += (str(node.get("name", "")) for node in _elements(comment, ".//a[@name]"))
     return [name for name in names if name.startswith("comment")]
 
 
-def _generic_document(path: str, title: str, root: HtmlElement, tex: bool) -> Document:
+def _post_dates(post: HtmlElement, posted: str) -> _Metadata:
+    """When a post was written and last edited, from its user cards: ``created`` from the
+    owner's "asked/answered Aug 10 '10 at 16:03" stamp, ``edited`` from the editor's
+    (or the ISO ``title`` of the older "edited <span class=relativetime>" line)."""
+    metadata: _Metadata = {}
+    for card in _elements(post, f".//div[{xpath_has_class('post-signature')}]"):
+        for stamp in _elements(card, f".//*[{xpath_has_class('s-user-card--time')}]"):
+            found = _CARD_STAMP.search(str(stamp.get("datetime") or _text(stamp)))
+            if found is None:
+                continue
+            verb = found.group("verb")
+            key = "edited" if verb == "edited" else "created" if verb == posted else None
+            if key is not None and key not in metadata:
+                metadata[key] = _stamp_iso(found)
+        for action in _elements(card, f".//*[{xpath_has_class('user-action-time')}]"):
+            stamp = _first(action, f".//*[{xpath_has_class('relativetime')}][@title]")
+            if stamp is not None and _ISO_DATE.match(str(stamp.get("title"))):
+                verb = _text(action).split(" ", 1)[0].lower()
+                key = "edited" if verb == "edited" else "created" if verb == posted else None
+                if key is not None and key not in metadata:
+                    metadata[key] = str(stamp.get("title")).strip()
+    return metadata
+
+
+def _stamp_iso(found: re.Match[str]) -> str:
+    """``YYYY-MM-DDTHH:MM`` of a user-card stamp (a two-digit year is 20yy: Stack Exchange
+    began in 2008)."""
+    year = found.group("year") or f"20{found.group('yy')}"
+    month = _MONTHS.get(found.group("month"), 0)
+    day, hour, minute = (int(found.group(name)) for name in ("day", "hour", "minute"))
+    return f"{year}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}"
+
+
+def _generic_document(
+    path: str, title: str, root: HtmlElement, tex: bool, links: LinkTarget
+) -> Document:
     """A page in no known sotoki layout (1.x bootstrap pages): the body as one section."""
     for junk in _elements(root, "//script | //style | //header | //nav | //footer"):
         if junk.getparent() is not None:
@@ -321,6 +454,6 @@ def _generic_document(path: str, title: str, root: HtmlElement, tex: bool) -> Do
     heading = _text(_first(root, "//h1"))
     document_title = title.strip() or heading or _page_title(root) or path
     body = _first(root, "//body")
-    content = to_markdown(body if body is not None else root, tex=tex).strip()
+    content = to_markdown(body if body is not None else root, tex=tex, links=links).strip()
     section = Section(id="", title=document_title, level=1, content=content)
     return Document(path=path, title=document_title, kind="thread", sections=[section])

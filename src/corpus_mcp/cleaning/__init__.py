@@ -9,8 +9,9 @@ parse, and its output would still need most of the rules below overridden. Rules
 * Meaning is kept: paragraphs, nested lists, tables (key/value tables such as infoboxes
   become a compact list), definition lists, block quotes, admonitions, fenced code with
   its language, inline code, TeX math (``$...$`` / ``$$...$$``), image captions.
-* Links keep their text only and images their caption or alt text: URLs are noise to
-  an agent and the archive's relative URLs would not resolve anyway.
+* Links keep their text, and their target where the adapter gives one (a ``LinkTarget``:
+  a ``corpus://`` ref, ``#anchor`` or a web URL, see ``corpus_mcp.adapters.links``);
+  images keep their caption or alt text.
 * Escaping is minimal: only what would change the meaning of the Markdown (emphasis
   markers, backticks, tag-like ``<x``, block markers at line start, ``|`` in tables);
   intraword underscores are left alone. Code and math are never escaped.
@@ -38,8 +39,10 @@ from corpus_mcp.cleaning.html import (
     xml_safe_retry,
     xpath_has_class,
 )
+from corpus_mcp.cleaning.inline import LinkTarget
 
 __all__ = [
+    "LinkTarget",
     "classes",
     "drop",
     "has_class",

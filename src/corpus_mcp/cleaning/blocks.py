@@ -10,7 +10,7 @@ from lxml.html import HtmlElement
 
 from corpus_mcp.cleaning.code import code_language, fence_for, pre_text
 from corpus_mcp.cleaning.html import BLOCK_TAGS, classes, has_class, is_junk
-from corpus_mcp.cleaning.inline import PRIVATE_USE, InlineRenderer, collapse_spaces
+from corpus_mcp.cleaning.inline import PRIVATE_USE, InlineRenderer, LinkTarget, collapse_spaces
 from corpus_mcp.cleaning.tables import (
     Cell,
     int_attr,
@@ -48,15 +48,33 @@ _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _CELL_PUNCTUATION_JOIN = re.compile(r"([,;:])\s*;\s")
 
 
-def to_markdown(node: HtmlElement, *, tex: bool = False) -> str:
+def to_markdown(
+    node: HtmlElement,
+    *,
+    tex: bool = False,
+    links: LinkTarget | None = None,
+    below_level: int = 0,
+) -> str:
     """Clean Markdown for ``node``'s subtree (the node itself included).
 
     ``tex=True`` (Stack Exchange math sites) keeps raw TeX delimited by ``$``, ``$$``,
-    ``\\(...\\)`` or ``\\[...\\]`` in text exactly as written.
+    ``\\(...\\)`` or ``\\[...\\]`` in text exactly as written. ``links`` says where each
+    link leads (see :data:`~corpus_mcp.cleaning.inline.LinkTarget`); without it links keep
+    their text only. ``below_level`` is the level of the section the subtree belongs
+    to: its own headings (a post's ``<h2>``) are moved below it, keeping their order.
     """
-    renderer = Renderer(tex=tex)
+    renderer = Renderer(tex=tex, links=links, heading_shift=_heading_shift(node, below_level))
     blocks = renderer.blocks_of(node) if _is_container(node) else renderer.element_blocks(node)
     return _normalise("\n\n".join(blocks))
+
+
+def _heading_shift(node: HtmlElement, below_level: int) -> int:
+    """How many levels the subtree's headings move down so that the highest is
+    ``below_level + 1`` (0 when they already are below it)."""
+    if below_level <= 0:
+        return 0
+    levels = [_HEADINGS[el.tag] for el in node.iter(*_HEADINGS) if isinstance(el.tag, str)]
+    return max(0, below_level + 1 - min(levels)) if levels else 0
 
 
 def _is_container(node: HtmlElement) -> bool:
@@ -118,6 +136,12 @@ def _indent(text: str, first: str, rest: str) -> str:
 
 class Renderer(InlineRenderer):
     """One conversion, block side: walks containers and renders each block element."""
+
+    def __init__(
+        self, *, tex: bool, links: LinkTarget | None = None, heading_shift: int = 0
+    ) -> None:
+        super().__init__(tex=tex, links=links)
+        self.heading_shift = heading_shift
 
     # -- block walk --------------------------------------------------------------------
 
@@ -221,7 +245,7 @@ class Renderer(InlineRenderer):
             return []
         if self.in_cell:
             return [f"**{text}**"]
-        return ["#" * _HEADINGS[el.tag] + " " + text]
+        return ["#" * min(6, _HEADINGS[el.tag] + self.heading_shift) + " " + text]
 
     def paragraph(self, el: HtmlElement) -> list[str]:
         return self.blocks_of(el)
@@ -301,7 +325,8 @@ class Renderer(InlineRenderer):
             if not isinstance(child.tag, str) or is_junk(child):
                 continue
             if child.tag == "dt":
-                if current:
+                # Consecutive terms (an option's short and long forms) share their entry.
+                if current and not all(line.startswith("**") for line in current):
                     groups.append("\n".join(current))
                     current = []
                 term = self.plain_inline(child)
@@ -310,7 +335,9 @@ class Renderer(InlineRenderer):
             elif child.tag == "dd":
                 blocks = self.blocks_of(child)
                 if blocks:
-                    if current and current[-1].startswith("**") and len(current) == 1:
+                    if current and all(line.startswith("**") for line in current):
+                        # The terms stay lines of their own, the description a paragraph.
+                        current[-1] += "\n"
                         current.append("\n\n".join(blocks))
                     else:
                         if current:

@@ -109,19 +109,19 @@ T = TypeVar("T")
 
 
 def xml_safe_retry(
-    parse: Callable[[Any, str, str, bytes], T],
-) -> Callable[[Any, str, str, bytes], T]:
-    """An adapter's ``parse(path, title, html)``, tried again on the page without the
-    characters XML refuses when lxml raises on them (see above)."""
+    parse: Callable[[Any, str, str, bytes, str], T],
+) -> Callable[[Any, str, str, bytes, str], T]:
+    """An adapter's ``parse(path, title, html, library)``, tried again on the page without
+    the characters XML refuses when lxml raises on them (see above)."""
 
     @functools.wraps(parse)
-    def parse_safely(adapter: Any, path: str, title: str, html: bytes) -> T:
+    def parse_safely(adapter: Any, path: str, title: str, html: bytes, library: str) -> T:
         try:
-            return parse(adapter, path, title, html)
+            return parse(adapter, path, title, html, library)
         except ValueError as exc:
             if _XML_REFUSAL not in str(exc):
                 raise
-            return parse(adapter, path, title, _XML_REFUSED.sub(b"", html))
+            return parse(adapter, path, title, _XML_REFUSED.sub(b"", html), library)
 
     return parse_safely
 

@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 
 from lxml.html import HtmlElement
 
 from corpus_mcp.cleaning.html import BLOCK_TAGS, classes, is_junk
 
-__all__ = ["PRIVATE_USE", "InlineRenderer", "collapse_spaces"]
+__all__ = ["PRIVATE_USE", "InlineRenderer", "LinkTarget", "collapse_spaces"]
+
+LinkTarget = Callable[[HtmlElement], "str | None"]
+"""Where a link (an ``a`` element) leads, as the agent should see it (a ``corpus://`` ref,
+``#anchor`` for the same document, an external URL), or None to keep only its text.
+The adapter decides: it knows the page's path and which paths are documents."""
 
 _CODE_INLINE_TAGS = frozenset({"code", "kbd", "samp", "tt", "var"})
 _STRONG_TAGS = frozenset({"b", "strong"})
@@ -40,6 +46,9 @@ _MULTI_SPACE = re.compile(r" {2,}")
 _ESCAPE_INLINE = re.compile(r"\\(?=[!-/:-@\[-`{-~])|`|<(?=[A-Za-z/!?])|\*|_")
 _LINE_START = re.compile(r"^(\s*)(#{1,6}(?=\s|$)|>|[-+*](?=\s)|=+\s*$|(\d{1,9})([.)])(?=\s))")
 _SUP_PLAIN = re.compile(r"^[0-9+\-−–⁄/.,()nNiIxX]+$")
+# What a Markdown link destination may not hold unescaped.
+_DESTINATION_UNSAFE = re.compile(r"[\s<>()\\]")
+_DESTINATION_UNSAFE_BALANCED = re.compile(r"[\s<>\\]")
 
 
 def collapse_spaces(text: str) -> str:
@@ -139,8 +148,9 @@ def _math_tex(el: HtmlElement) -> tuple[str, bool]:
 class InlineRenderer(ABC):
     """One conversion: holds protected inline pieces until their run is finished."""
 
-    def __init__(self, *, tex: bool) -> None:
+    def __init__(self, *, tex: bool, links: LinkTarget | None = None) -> None:
         self.tex = tex
+        self.links = links
         self.protected: list[str] = []
         self.in_cell = 0
 
@@ -235,6 +245,10 @@ class InlineRenderer(ABC):
                 return self.math(el)
             alt = (el.get("alt") or "").strip()
             return self.text(alt) if alt else ""
+        if tag == "a" and self.links is not None:
+            target = self.links(el)
+            if target is not None:
+                return self.link(el, target)
         if tag == "br":
             return _BR if not self.in_cell else "; "
         if tag in _CODE_INLINE_TAGS:
@@ -255,6 +269,18 @@ class InlineRenderer(ABC):
             blocks = self.element_blocks(el)
             return " " + " ".join(b.replace("\n", " ") for b in blocks) + " " if blocks else " "
         return self.inline_children(el)
+
+    def link(self, el: HtmlElement, target: str) -> str:
+        """``[text](target)``; the text alone when it is empty or is the target itself
+        (a bare URL needs no second copy)."""
+        inner = self.inline_children(el)
+        stripped = inner.strip()
+        if not stripped or stripped == target or _BR in stripped:
+            return inner
+        lead = " " if inner[:1].isspace() else ""
+        trail = " " if inner[-1:].isspace() else ""
+        label = stripped.replace("[", "\\[").replace("]", "\\]")
+        return f"{lead}[{label}]{self.protect(f'({_destination(target)})')}{trail}"
 
     def emphasis(self, el: HtmlElement, mark: str) -> str:
         inner = self.inline_children(el)
@@ -284,3 +310,25 @@ class InlineRenderer(ABC):
                     f"^{stripped}" if len(stripped) == 1 or stripped.isdigit() else f"^({stripped})"
                 )
         return inner
+
+
+def _destination(target: str) -> str:
+    """A link destination Markdown reads back whole: percent-encoded where it holds
+    spaces, angle brackets or backslashes, and parentheses unless they are balanced
+    (``corpus://Wikipedia/Ray_(film)`` stays as search wrote it)."""
+    unsafe = _DESTINATION_UNSAFE if not _balanced(target) else _DESTINATION_UNSAFE_BALANCED
+    if not unsafe.search(target):
+        return target
+    return unsafe.sub(lambda m: f"%{ord(m.group()):02X}", target)
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for char in text:
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
-from corpus_mcp.document import Document
+from corpus_mcp.document import Document, walk
 from corpus_mcp.ranking.terms import DocumentTerms
 from corpus_mcp.ranking.text import (
     STOP_WORDS,
@@ -300,11 +300,15 @@ def read_evidence(
     that does); and, for candidates no index described, the share its whole text holds."""
     titles = distinct([*evidence.titles, document.title, document.metadata.get("heading", "")])
     total = sum(w.weight for w in words)
+    # The words naming the library say nothing in its own headings and passages, as
+    # in its titles ("flask" in every class signature of the Flask API page).
+    topical = [w for w in words if stem(w.text) not in evidence.scope_stems] or list(words)
+    topical_total = sum(w.weight for w in topical)
     heading = passage = 0.0
     text_share = evidence.text_share
-    if total > 0:
-        heading = _best_heading(terms, words) / total
-        passage = _best_passage(terms, words) / total
+    if total > 0 and topical_total > 0:
+        heading = _best_heading(terms, topical) / topical_total
+        passage = _best_passage(terms, topical) / topical_total
         if evidence.frequencies is None:
             text_share = sum(w.weight for w in words if term_in(w.text, terms.stems)) / total
     return msgspec.structs.replace(
@@ -333,3 +337,25 @@ def _best_passage(terms: DocumentTerms, words: Sequence[Word]) -> float:
         for index in terms.passages_holding(word.text):
             held[index] = held.get(index, 0.0) + word.weight
     return max(max(held.values(), default=0.0), _best_heading(terms, words))
+
+
+def mentioned(
+    words: Sequence[Word], document: Document, terms: DocumentTerms, titles: Iterable[str]
+) -> bool:
+    """Whether the cleaned document names any word the query weighs: in its text, its
+    section titles, or a title it was found by (a redirect's, a symbol's).
+
+    The archives' full-text indexes hold page chrome too (sotoki indexes the navigation,
+    user cards and sidebars of every page, devdocs2zim the attribution line): a page
+    matched only there says nothing about the query and is no result. Reference matter
+    (citations) is no part of ``terms`` but is the document's text, so it is looked at
+    last.
+    """
+    weighed = [w for w in words if w.weight > 0] or list(words)
+    if not weighed:
+        return True
+    stems = terms.stems | stem_set(" ".join((document.title, *titles)))
+    if any(term_in(w.text, stems) for w in weighed):
+        return True
+    references = " ".join(s.content for s in walk(document.sections) if s.reference)
+    return bool(references) and any(term_in(w.text, stem_set(references)) for w in weighed)

@@ -8,7 +8,8 @@ points at none), in the section's title first and in its own text (without its
 subsections, which are hinted on their own). The lead competes like any section, so a
 query answered by a page's summary hints ``""``; a query that only names the page hints
 the lead too. A section whose title the query spells out counts most. Sections the
-adapter marks as reference matter (citations, link lists) are never hinted.
+adapter marks as reference matter (citations, link lists) are never hinted, nor are
+comments (their post is).
 """
 
 from __future__ import annotations
@@ -61,7 +62,11 @@ def section_hints(
     lead = sections[0].section if sections[0].section.id == "" else None
     if lead is not None and _names_only_the_page(weighted, document):
         return [(lead.id, _title(lead, document))]
-    scores = _scores(query, focus, sections)
+    # Comments are read with their post: the post is what a hint names.
+    scores = [
+        0.0 if sections[i].section.role == "comments" else value
+        for i, value in enumerate(_scores(query, focus, sections))
+    ]
     best = max(scores, default=0.0)
     if best <= 0:
         return []
@@ -168,12 +173,13 @@ def result_hints(
     """
     landed = _landing(document, landing)
     if landed is not None and landing_answers:
-        return [landed[0]]
+        return _with_homes(document, [landed[0]])[:limit]
     hints = section_hints(query, document, words, limit, terms)
     if landed is not None:
         pick, owner = landed
         # Fetching the landing returns its whole section: no second hint for it.
         hints = [pick, *(h for h in hints if h[0] not in (pick[0], owner))]
+    hints = _with_homes(document, hints)
     if document.kind == "thread":
         answer = next(
             (s for s in walk(document.sections) if s.id == "accepted-answer"),
@@ -185,6 +191,38 @@ def result_hints(
             first = [h for h in rest[:1] if landed is not None and h == landed[0]]
             hints = [*first, pick, *(h for h in rest if h not in first)]
     return hints[:limit]
+
+
+def _with_homes(document: Document, hints: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Each API entry hinted is followed by the section it is an entry of (its heading),
+    once: fetching both returns the heading's own text and that entry, so the agent
+    reads the entry in its context (which class, which group of settings) and not the
+    heading's other entries."""
+    homes = _entry_homes(document)
+    out: list[tuple[str, str]] = []
+    for hint in hints:
+        if hint not in out:
+            out.append(hint)
+        home = homes.get(hint[0])
+        if home is not None and home not in out and all(h[0] != home[0] for h in hints):
+            out.append(home)
+    return out
+
+
+def _entry_homes(document: Document) -> dict[str, tuple[str, str]]:
+    """Entry id -> (id, title) of the nearest enclosing section that is not an entry."""
+    homes: dict[str, tuple[str, str]] = {}
+
+    def visit(sections: list[Section], home: tuple[str, str] | None) -> None:
+        for section in sections:
+            if section.role == "entry" and home is not None:
+                homes[section.id] = home
+                visit(section.children, home)
+            else:
+                visit(section.children, (section.id, _title(section, document)))
+
+    visit(document.sections, None)
+    return homes
 
 
 def _landing(document: Document, landing: str | None) -> tuple[tuple[str, str], str] | None:

@@ -24,6 +24,11 @@ _QUOTE = re.compile(r"^\s*>\s?")
 _RULE = re.compile(r"^\s*(?:[-*_]\s*){3,}$")
 _DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.DOTALL)
 _INLINE_MATH = re.compile(r"(?<![\\$\w])\$(?=\S)([^$\n]+?)(?<=\S)\$(?![\w$])")
+# TeX as a math site writes it (the same delimiters the cleaner keeps verbatim).
+_TEX_SPAN = re.compile(
+    r"\$\$.+?\$\$|\\\[.+?\\\]|\\\(.+?\\\)|(?<![\\$])\$(?!\s)[^$\n]+?(?<![\s\\])\$(?!\d)",
+    re.DOTALL,
+)
 _IMAGE = re.compile(r"!\[[^\]]*\]\((?:[^()\s]|\([^()]*\))*(?:\s+\"[^\"]*\")?\)")
 _LINK = re.compile(r"\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+\"[^\"]*\")?\)")
 _REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
@@ -48,19 +53,28 @@ class Passage(msgspec.Struct, frozen=True, gc=False):
     text: str
 
 
-def flatten_inline(markdown: str, keep_math: Callable[[str], bool] = lambda _: False) -> str:
+def flatten_inline(
+    markdown: str, keep_math: Callable[[str], bool] = lambda _: False, *, tex: bool = False
+) -> str:
     """One line of Markdown as plain text: links to their text, images, citation marks,
     HTML tags and emphasis markers gone, code spans unwrapped (their text untouched),
-    escapes undone. Inline ``$...$`` math is dropped unless ``keep_math`` accepts its TeX."""
+    escapes undone. Inline ``$...$`` math is dropped unless ``keep_math`` accepts its TeX;
+    with ``tex`` every formula stays verbatim, delimiters included."""
     codes: list[str] = []
 
     def stash(match: re.Match[str]) -> str:
         codes.append(match.group(2).strip())
         return f"{_CODE_OPEN}{len(codes) - 1}{_CODE_CLOSE}"
 
+    def stash_tex(match: re.Match[str]) -> str:
+        codes.append(match.group(0))
+        return f"{_CODE_OPEN}{len(codes) - 1}{_CODE_CLOSE}"
+
     # Each rewrite runs only where its marker occurs: most lines carry few of them, and
     # search flattens every line of every document it reads.
     text = _CODE_SPAN.sub(stash, markdown) if "`" in markdown else markdown
+    if tex and ("$" in text or "\\" in text):
+        text = _TEX_SPAN.sub(stash_tex, text)
     if "[" in text:
         text = _IMAGE.sub("", text) if "![" in text else text
         text = _LINK.sub(r"\1", text) if "](" in text else text
@@ -82,17 +96,24 @@ def flatten_inline(markdown: str, keep_math: Callable[[str], bool] = lambda _: F
     return _STASHED.sub(lambda m: codes[int(m.group(1))], text) if codes else text
 
 
-def passages(markdown: str, keep_math: Callable[[str], bool] | None = None) -> tuple[Passage, ...]:
+def passages(
+    markdown: str, keep_math: Callable[[str], bool] | None = None, *, tex: bool = False
+) -> tuple[Passage, ...]:
     """The blocks of a section's Markdown as plain-text passages.
 
     Code fences, display math, headings and rules are left out (never snippet
     material); tables become ``cell, cell; cell, cell`` without pipes; list items become
     one list passage per block. Inline ``$...$`` math is dropped unless ``keep_math``
-    accepts it; without ``keep_math`` (or without any ``$``) the result is memoised,
-    since cached documents are scored again on every search.
+    accepts it. ``tex`` marks a document whose formulas are its content (a math Q&A
+    site): every formula stays, display math included, delimiters and all. Without
+    ``keep_math`` (or without any ``$``) the result is memoised, since cached documents
+    are scored again on every search.
     """
-    if keep_math is None or "$" not in markdown:
+    if "$" not in markdown or (keep_math is None and not tex):
         return _plain_passages(markdown)
+    if tex:
+        return _tex_passages(markdown)
+    assert keep_math is not None
     return _passages(markdown, keep_math)
 
 
@@ -101,24 +122,35 @@ def _plain_passages(markdown: str) -> tuple[Passage, ...]:
     return _passages(markdown, lambda _: False)
 
 
-def _passages(markdown: str, keep_math: Callable[[str], bool]) -> tuple[Passage, ...]:
+@functools.lru_cache(maxsize=1024)
+def _tex_passages(markdown: str) -> tuple[Passage, ...]:
+    return _passages(markdown, lambda _: True, tex=True)
+
+
+def _passages(
+    markdown: str, keep_math: Callable[[str], bool], *, tex: bool = False
+) -> tuple[Passage, ...]:
     out: list[Passage] = []
-    for block in _blocks(_DISPLAY_MATH.sub("\n\n", markdown)):
+
+    def flat(line: str) -> str:
+        return flatten_inline(line, keep_math, tex=tex)
+
+    for block in _blocks(markdown if tex else _DISPLAY_MATH.sub("\n\n", markdown)):
         lines = [line for line in block if not _HEADING.match(line) and not _RULE.match(line)]
         if not lines:
             continue
         if sum(bool(_TABLE_LINE.match(line)) for line in lines) * 2 >= len(lines):
-            text = _flatten_table(lines, keep_math)
+            text = _flatten_table(lines, flat)
             kind = TABLE
         elif sum(bool(_LIST_ITEM.match(line)) for line in lines) * 2 >= len(lines):
-            items = (flatten_inline(_LIST_ITEM.sub("", line), keep_math) for line in lines)
+            items = (flat(_LIST_ITEM.sub("", line)) for line in lines)
             text = "; ".join(item.rstrip(";") for item in items if item)
             # "- Born: ..." lists are infoboxes and other key/value tables, rendered as
             # lists by the cleaner: they read like tables, not like prose.
             labelled = sum(bool(_LABELLED_ITEM.match(line)) for line in lines)
             kind = TABLE if labelled * 2 > len(lines) else LIST
         else:
-            text = flatten_inline(" ".join(_QUOTE.sub("", line) for line in lines), keep_math)
+            text = flat(" ".join(_QUOTE.sub("", line) for line in lines))
             kind = PROSE
         if text:
             out.append(Passage(kind, text))
@@ -149,12 +181,12 @@ def _blocks(markdown: str) -> list[list[str]]:
     return blocks
 
 
-def _flatten_table(lines: Sequence[str], keep_math: Callable[[str], bool]) -> str:
+def _flatten_table(lines: Sequence[str], flat: Callable[[str], str]) -> str:
     rows: list[str] = []
     for line in lines:
         if _TABLE_RULE.match(line):
             continue
-        cells = [flatten_inline(cell, keep_math) for cell in line.strip().strip("|").split("|")]
+        cells = [flat(cell) for cell in line.strip().strip("|").split("|")]
         row = ", ".join(cell for cell in cells if cell)
         if row:
             rows.append(row)

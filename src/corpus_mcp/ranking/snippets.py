@@ -146,7 +146,7 @@ def _with_following_prose(
     owner = indexed.owners[index]
     shown = list(indexed.passages)
     section = indexed.sections[owner]
-    if keep_math is not None and "$" in section.section.content:
+    if keep_math is not None and "$" in section.section.content and not indexed.tex:
         with_math = passages(section.section.content, keep_math)
         if len(with_math) == section.end - section.first:  # block for block
             shown[section.first : section.end] = with_math

@@ -11,6 +11,7 @@ postings of its own few words.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -61,6 +62,8 @@ class DocumentTerms(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """Every stem of the document's content."""
     size: int
     """Approximate memory, in bytes (for the byte-bounded cache)."""
+    tex: bool = False
+    """Its passages keep every formula (see :func:`is_tex`)."""
 
     def passages_with(self, word: str) -> frozenset[int]:
         """The passages that use ``word`` (a joined word: whole, or all of its parts)."""
@@ -102,8 +105,27 @@ def uses(counts: dict[str, int], word: str) -> int:
     return found
 
 
+_COMMENT_LINE = re.compile(r"^(\s*[-*+]\s+)(?:\(-?\d+\)\s+)?(.*?)(?:\s+—\s+[^—\n]*)?$", re.M)
+
+
+def is_tex(document: Document) -> bool:
+    """Whether formulas are the document's content (a math site's thread): ranking and
+    snippets keep its TeX, delimiters included."""
+    return document.metadata.get("tex") == "true"
+
+
+def section_passages(section: Section, tex: bool) -> tuple[Passage, ...]:
+    """A section's passages as ranking reads them: comments without their score and
+    byline (``- (3) text — Author, date`` is ``text``: who wrote it is not what it says)."""
+    content = section.content
+    if section.role == "comments":
+        content = _COMMENT_LINE.sub(r"\1\2", content)
+    return passages(content, tex=tex)
+
+
 def index_document(document: Document) -> DocumentTerms:
     """Tokenise the document's content once (see the module docstring)."""
+    tex = is_tex(document)
     sections: list[SectionTerms] = []
     all_passages: list[Passage] = []
     owners: list[int] = []
@@ -114,7 +136,7 @@ def index_document(document: Document) -> DocumentTerms:
             if node.reference:
                 continue
             title_stems = stem_set(node.title) if node.id else frozenset()
-            own = passages(node.content)
+            own = section_passages(node, tex)
             index = len(sections)
             first = len(all_passages)
             counts: dict[str, int] = {}
@@ -170,6 +192,7 @@ def index_document(document: Document) -> DocumentTerms:
         title_postings={root: tuple(found) for root, found in titles.items()},
         stems=frozenset(frozen).union(titles),
         size=_size(all_passages, frozen, sections),
+        tex=tex,
     )
 
 
