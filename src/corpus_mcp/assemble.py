@@ -6,10 +6,12 @@ ref, library and snapshot.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import re
+from collections.abc import Collection, Mapping, Sequence
 
 import msgspec
 
+from corpus_mcp import refs
 from corpus_mcp.document import Document, Section, walk
 from corpus_mcp.errors import CorpusError
 from corpus_mcp.wire import AvailableSection, FetchedSection
@@ -158,3 +160,48 @@ def _cut(text: str, room: int) -> str:
         if at > room // 4:
             return head[:at].rstrip()
     return head.rstrip()
+
+
+# A Markdown link to a document or a section: label (escapes allowed), then the target
+# (a ref may hold balanced parentheses: ``Ray_(film)``).
+_LINK = re.compile(r"\[((?:\\.|[^\]\\])*)\]\((corpus://(?:[^()\s]|\([^()\s]*\))*|#[^()\s]+)\)")
+
+
+def link_paths(sections: Sequence[FetchedSection]) -> set[str]:
+    """The entry paths the sections' ``corpus://`` links name."""
+    return {
+        _path(match.group(2))
+        for section in sections
+        for match in _LINK.finditer(section.content)
+        if match.group(2).startswith(refs.SCHEME)
+    }
+
+
+def without_dead_links(
+    sections: Sequence[FetchedSection], exists: Mapping[str, bool], anchors: Collection[str]
+) -> list[FetchedSection]:
+    """The sections with every link an agent could not follow turned into its text: a
+    ref to a path the archive lacks (``exists``: path -> found; scrapers leave some, such
+    as DevDocs' ``license`` link to a page it skipped) or an ``#anchor`` no section holds.
+    """
+
+    def keep(match: re.Match[str]) -> str:
+        target = match.group(2)
+        if target.startswith("#"):
+            alive = target[1:] in anchors
+        else:
+            alive = exists.get(_path(target), False)
+        return match.group(0) if alive else match.group(1)
+
+    return [
+        msgspec.structs.replace(section, content=_LINK.sub(keep, section.content))
+        if "](" in section.content
+        else section
+        for section in sections
+    ]
+
+
+def _path(ref: str) -> str:
+    """The entry path of a ref this server wrote."""
+    library = ref[len(refs.SCHEME) :].split("/", 1)[0]
+    return refs.decode(ref, [library]).path

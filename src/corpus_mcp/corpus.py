@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from functools import partial
 from typing import Final, TypeVar, cast
 
@@ -100,6 +100,8 @@ RANKING_THREADS = 2
 HITS_CACHE_BYTES = 8_000_000
 #: Memory for remembered answers (a few kilobytes each).
 ANSWERS_CACHE_BYTES = 4_000_000
+#: Memory for remembered entry lookups of link targets (about a hundred bytes each).
+ENTRIES_CACHE_BYTES = 1_000_000
 #: Words of archive names and metadata that say how an archive was made, not what it is
 #: about (flavours, hosts, formats): never scope words.
 ARCHIVE_VOCABULARY = word_set(
@@ -194,6 +196,8 @@ class Corpus:
         self._hits: ByteLRU[tuple[str, str, int], LibraryHits] = ByteLRU(HITS_CACHE_BYTES)
         # The same holds for a whole answer: a repeated question costs a lookup.
         self._answers: ByteLRU[tuple[str, int], SearchOutput] = ByteLRU(ANSWERS_CACHE_BYTES)
+        # And for whether an entry exists, which fetch asks of the paths links name.
+        self._entries: ByteLRU[tuple[str, str], bool] = ByteLRU(ENTRIES_CACHE_BYTES)
 
     @property
     def libraries(self) -> tuple[str, ...]:
@@ -483,6 +487,9 @@ class Corpus:
         chosen, truncated = assemble.within_budget(
             assemble.flatten(roots), self.settings.max_fetch_chars
         )
+        chosen = assemble.without_dead_links(
+            chosen, await self._existing(library, assemble.link_paths(chosen)), index
+        )
         return FetchOutput(
             ref=refs.encode(name, path),
             library=name,
@@ -494,6 +501,33 @@ class Corpus:
             available_sections=assemble.available_sections(document, [s.id for s in chosen]),
             truncated=truncated,
         )
+
+    async def _existing(self, library: Library, paths: set[str]) -> dict[str, bool]:
+        """Which of the paths a fetched text links to are entries of the library's
+        archive (remembered: an open archive never changes). A library that cannot be
+        asked right now leaves the links as they are."""
+        uuid = library.service.info.uuid
+        known = {path: self._entries.get((uuid, path)) for path in paths}
+        unknown = [path for path, found in known.items() if found is None]
+        if unknown:
+
+            def look_up(reader: ZimReader) -> dict[str, bool]:
+                return {path: reader.has_entry(path) for path in unknown}
+
+            looked_up: dict[str, bool] | None = None
+            # Bounded like a fetch's other archive work; a failure here is no failure of
+            # the fetch (the document is read already): the links stay as written.
+            with (
+                trio.move_on_after(self.settings.search_timeout),
+                suppress(ArchiveUnavailable, ArchiveStuck, ZimError),
+            ):
+                looked_up = await self._in_archive(library, look_up)
+            if looked_up is None:
+                return dict.fromkeys(paths, True)
+            for path, found in looked_up.items():
+                self._entries.put((uuid, path), found, 64 + len(path))
+            known.update(looked_up)
+        return {path: bool(found) for path, found in known.items()}
 
     def _unavailable(
         self, library: str, reason: str, *, retry_after: float | None = None
@@ -662,6 +696,7 @@ class Corpus:
         stale = {before, reader.info.uuid}
         self._documents.discard_if(lambda key: key[0] in stale)
         self._hits.discard_if(lambda key: key[0] in stale)
+        self._entries.discard_if(lambda key: key[0] in stale)
         self._answers.clear()
         return True
 

@@ -15,6 +15,7 @@ from corpus_mcp.ranking.text import (
     stem_set,
     stems_of,
     term_in,
+    term_stems,
     token_spans,
     topic_terms,
 )
@@ -67,6 +68,12 @@ def snippet(
         focused = sum(index in holding[term] for term in focus)
         return (focused, indexed.passages[index].kind != TABLE)
 
+    if not preferred and within is not None:
+        named = _named_section(indexed, within, focus)
+        if named is not None:
+            # The hinted section is what the query names (an API entry titled by the
+            # symbol asked for) but its text need not repeat the name: it is the snippet.
+            return _window(_with_following_prose(indexed, named, max_chars, None), [], max_chars)
     pool = preferred or matching
     if not pool:
         return _fallback_snippet(indexed, max_chars)
@@ -125,6 +132,27 @@ def _math_of(wanted: Sequence[str]) -> Callable[[str], bool]:
     """Inline TeX worth keeping in a snippet: formulas that name a query term."""
     stems = {root for term in wanted for root in stems_of(term)}
     return lambda tex: bool(stem_set(tex) & stems)
+
+
+def _named_section(indexed: DocumentTerms, section_id: str, focus: Sequence[str]) -> int | None:
+    """The first passage of the section ``section_id`` when its title holds a query term."""
+    for section in indexed.sections:
+        if section.section.id != section_id:
+            continue
+        if section.end > section.first and any(
+            term_in(term, section.title_stems) or _trailing_part_in(term, section.title_stems)
+            for term in focus
+        ):
+            return section.first
+        return None
+    return None
+
+
+def _trailing_part_in(term: str, stems: AbstractSet[str]) -> bool:
+    """Whether a dotted name's last part is in ``stems`` (``Flask.route`` titles the
+    ``route(rule, **options)`` entry)."""
+    _, parts = term_stems(term)
+    return bool(parts) and parts[-1] in stems
 
 
 def _fallback_snippet(indexed: DocumentTerms, max_chars: int) -> str:
