@@ -373,3 +373,74 @@ def test_a_section_whose_title_the_query_spells_out_comes_first() -> None:
     assert section_hints("how does squashing migrations work", document)[0][0] == (
         "squashing-migrations"
     )
+
+
+# -- math threads, comments and API entries ------------------------------------------------
+
+MATH = Document(
+    path="questions/1/basel",
+    title="Why is the sum of reciprocal squares pi squared over six?",
+    kind="thread",
+    metadata={"tex": "true"},
+    sections=[
+        Section(
+            id="question",
+            title="Why is the sum of reciprocal squares pi squared over six?",
+            level=2,
+            content=(
+                "Where does $\\pi^2/6$ come from when $n \\to \\infty$ and why is\n\n"
+                "$$\\sum_{n=1}^\\infty \\frac{1}{n^2} = \\frac{\\pi^2}{6}$$\n\nthe Basel result?"
+            ),
+            children=[
+                Section(
+                    id="comments-1",
+                    title="Comments",
+                    level=3,
+                    role="comments",
+                    content=(
+                        "- (5) Look up the Basel problem and Parseval. — Euler Fan, 2010-07-20\n"
+                        "- Parseval's identity gives it too. — Did, 2010-07-21"
+                    ),
+                )
+            ],
+        )
+    ],
+)
+
+
+def test_a_math_thread_keeps_its_tex_in_passages_and_snippets() -> None:
+    [first, display, last] = passages(MATH.sections[0].content, tex=True)
+    assert first.text == "Where does $\\pi^2/6$ come from when $n \\to \\infty$ and why is"
+    assert display.text == "$$\\sum_{n=1}^\\infty \\frac{1}{n^2} = \\frac{\\pi^2}{6}$$"
+    assert last.text == "the Basel result?"
+    shown = snippet("where does pi come from when n goes to infinity", MATH)
+    assert "$\\pi^2/6$" in shown and "$n \\to \\infty$" in shown
+
+
+def test_comments_are_searched_without_their_scores_and_bylines_and_never_hinted() -> None:
+    shown = snippet("Parseval identity", MATH)
+    assert "Parseval" in shown
+    assert "—" not in shown and "Euler Fan" not in shown and "(5)" not in shown
+    assert all(hint != "comments-1" for hint, _ in section_hints("Parseval identity", MATH))
+
+
+def test_an_entry_named_by_the_query_is_its_own_snippet() -> None:
+    page = Document(
+        path="api",
+        title="API",
+        kind="documentation",
+        sections=[
+            Section(
+                id="", title="API", level=1, content="Use the route decorator or add_url_rule."
+            ),
+            Section(
+                id="flask.Flask.route",
+                title="route(rule, **options)",
+                level=2,
+                role="entry",
+                content="Decorate a view function to register it with the given URL rule.",
+            ),
+        ],
+    )
+    shown = snippet("Flask.route", page, within="flask.Flask.route")
+    assert shown.startswith("Decorate a view function")

@@ -16,7 +16,7 @@ from corpus_mcp.document import Document, Section, walk
 from corpus_mcp.errors import CorpusError
 from corpus_mcp.wire import AvailableSection, FetchedSection
 
-#: A document with more API entries than this lists only those near what was returned.
+#: A document with more API entries than this lists only those it returned.
 MAX_LISTED_ENTRIES = 40
 
 
@@ -26,36 +26,44 @@ def available_sections(
     """Every fetchable section id in document order, the lead first.
 
     A reference page can hold hundreds of API entries (Flask's API page: 514), and this
-    list goes with every fetch: beyond :data:`MAX_LISTED_ENTRIES`, entries are listed
-    only under the headings of the ``returned`` sections (the neighbours of an entry
-    fetched on its own, the entries of a heading fetched whole); any other heading
-    says how many it holds in ``entries``.
+    list goes with every fetch: beyond :data:`MAX_LISTED_ENTRIES`, the entries listed are
+    those ``returned`` and the entries they are in; every other section says in
+    ``entries`` how many unlisted entries it holds (fetch it to read them).
     """
-    homes: dict[int, Section] = {}
+    parents: dict[int, Section | None] = {}
     order: list[Section] = []
 
-    def visit(sections: list[Section], home: Section | None) -> None:
+    def visit(sections: list[Section], parent: Section | None) -> None:
         for section in sections:
-            own = home if section.role == "entry" and home is not None else section
-            homes[id(section)] = own
+            parents[id(section)] = parent
             order.append(section)
-            visit(section.children, own)
+            visit(section.children, section)
 
     visit(document.sections, None)
     entries = [s for s in order if s.role == "entry"]
     if len(entries) <= MAX_LISTED_ENTRIES:
         return [AvailableSection(s.id, s.title, s.level) for s in order]
     wanted = set(returned)
-    open_homes = {id(homes[id(s)]) for s in order if s.id in wanted}
+    listed: set[int] = set()
+    for section in order:
+        if section.role != "entry" or section.id in wanted:
+            node: Section | None = section
+            while node is not None and id(node) not in listed:
+                listed.add(id(node))
+                node = parents[id(node)]
     hidden: dict[int, int] = {}
     for entry in entries:
-        home = id(homes[id(entry)])
-        if home not in open_homes:
-            hidden[home] = hidden.get(home, 0) + 1
+        if id(entry) in listed:
+            continue
+        holder = parents[id(entry)]
+        while holder is not None and id(holder) not in listed:
+            holder = parents[id(holder)]
+        if holder is not None:
+            hidden[id(holder)] = hidden.get(id(holder), 0) + 1
     return [
         AvailableSection(s.id, s.title, s.level, hidden.get(id(s), 0))
         for s in order
-        if s.role != "entry" or id(homes[id(s)]) in open_homes
+        if id(s) in listed
     ]
 
 

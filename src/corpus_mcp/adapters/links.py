@@ -52,7 +52,7 @@ class LinkResolver:
     ) -> None:
         self._library = library
         self._page = page
-        self._base = "/" + posixpath.dirname(page)
+        self._base = posixpath.dirname(page)
         self._serves = serves
         self._rewrite = rewrite
         self._wanted = wanted
@@ -79,10 +79,13 @@ class LinkResolver:
         raw_path = raw_path.split("?", 1)[0]
         if not raw_path:
             return f"#{fragment}" if fragment else None
-        joined = posixpath.normpath(posixpath.join(self._base, unquote(raw_path)))
-        if not joined.startswith("/") or joined == "/":
-            return None
-        path = normalise_path(joined.lstrip("/"))
+        # A site-absolute path is taken from the archive's root (a reader would need
+        # the site itself; fetch turns it back into text if no entry is there).
+        base = "" if raw_path.startswith("/") else self._base
+        joined = posixpath.normpath(posixpath.join(base, unquote(raw_path).lstrip("/")))
+        if joined in {".", ""} or joined.startswith("../") or joined == "..":
+            return None  # above the archive's root
+        path = normalise_path(joined)
         if path == self._page:
             return f"#{fragment}" if fragment else None
         if not self._serves(path):

@@ -157,8 +157,7 @@ class StackExchangeAdapter(AdapterDefaults):
         def repaired(href: str) -> str:
             """``//:None/`` dropped; a link to an answer of this very thread (``a/<aid>``)
             made a link to its section."""
-            if href.startswith(_BROKEN_PORT_PREFIX):
-                href = href[len(_BROKEN_PORT_PREFIX) - 1 :]
+            href = href.removeprefix(_BROKEN_PORT_PREFIX)
             found = _ANSWER_LINK.search(href.partition("#")[0])
             return f"#{found.group(1)}" if found and found.group(1) in on_page else href
 
