@@ -59,7 +59,7 @@ async def test_sotoki_question_and_answer_redirects_land_on_the_thread(corpus: C
     landed = await corpus.fetch(f"corpus://stackoverflow/a/{answer_id}", None)
     assert landed.ref == thread.ref
     assert [s.id for s in landed.sections] == [f"answer-{answer_id}"]
-    assert landed.sections[0].metadata is not None
+    assert isinstance(landed.sections[0].metadata, dict)
     assert landed.sections[0].metadata["accepted"] is False
 
 
@@ -67,7 +67,7 @@ async def test_the_accepted_answer_has_an_answer_id_alias(corpus: Corpus) -> Non
     thread = await corpus.fetch(refs.encode("stackoverflow", THREAD), ["accepted-answer"])
     accepted, *comments = thread.sections
     assert all(s.id.startswith("comments-") and s.level == 3 for s in comments)
-    assert accepted.metadata is not None
+    assert isinstance(accepted.metadata, dict)
     answer_id = accepted.metadata["answer_id"]
     by_alias = await corpus.fetch(refs.encode("stackoverflow", THREAD), [f"answer-{answer_id}"])
     assert by_alias.sections == thread.sections

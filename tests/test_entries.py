@@ -71,10 +71,12 @@ def test_the_entry_a_heading_names_is_that_section() -> None:
 
 def test_terms_sharing_a_description_are_one_entry_with_every_signature() -> None:
     long_signature = "f(" + ", ".join(f"argument_{n}=None" for n in range(12)) + ")"
-    _, [entry] = _split(
+    _, [entry, indexed] = _split(
         f'<dl><dt id="GUC-A"><code>a</code></dt><dt id="GUC-B"><code>{long_signature}</code>'
-        '</dt><dd><p>Both.</p></dd><dt id="index-3">x</dt><dd>ignored id</dd></dl>'
+        '</dt><dd><p>Both.</p></dd><dt id="index-3">x y</dt><dd>An index target.</dd></dl>'
     )
+    # Sphinx's general-index targets are no entry ids: that term gets one made from it.
+    assert (indexed.id, indexed.content) == ("x-y", "An index target.")
     assert entry.id == "GUC-A" and entry.anchors == ["GUC-B"]
     assert entry.content.startswith("`a`\n\n`f(argument_0=None")
     assert entry.content.endswith("Both.")
@@ -117,3 +119,15 @@ def test_an_entry_asked_for_with_its_heading_comes_without_its_neighbours() -> N
     assert [(s.id, [c.id for c in s.children]) for s in chosen] == [("a", []), ("e1", [])]
     assert [s.id for s in assemble.select_sections(page, ["a"])[0].children] == ["e0", "e1", "e2"]
     assert [s.id for s in walk(page.sections)].count("e1") == 1
+
+
+def test_terms_without_ids_in_a_list_of_entries_get_ids_made_from_them() -> None:
+    _, entries = _split(
+        "<dl><dt><code>\\C [ title ]</code></dt><dd><p>Sets the title.</p></dd>"
+        '<dt id="APP-COPY"><code>\\copy</code></dt><dd><p>Copies.</p></dd>'
+        "<dt><code>--follow</code></dt><dd><p>Follows renames.</p></dd>"
+        "<dt><code>--follow</code></dt><dd><p>Again.</p></dd></dl>"
+    )
+    assert [e.id for e in entries] == ["C-title", "APP-COPY", "--follow", "--follow-2"]
+    rest, none = _split("<dl><dt>-a</dt><dd>All.</dd><dt>-b</dt><dd>Both.</dd></dl>")
+    assert none == [] and "**-a**" in rest  # a list without any id stays text

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import msgspec
 
-from corpus_mcp.federate import federate, weigh_words
+from corpus_mcp.federate import competitive, federate, weigh_words
 from corpus_mcp.gather import Hit, LibraryHits
+from corpus_mcp.ranking.scope import Scope
 from corpus_mcp.ranking.text import stem
 
 
@@ -29,9 +30,7 @@ def _hits(
     )
 
 
-def _ranked(
-    query: str, hits: dict[str, LibraryHits], **scopes: frozenset[str]
-) -> list[tuple[str, str]]:
+def _ranked(query: str, hits: dict[str, LibraryHits], **scopes: Scope) -> list[tuple[str, str]]:
     return [c.key for c in federate(query, hits, weigh_words(query, hits), scopes)]
 
 
@@ -127,7 +126,10 @@ def test_the_library_a_query_names_is_preferred_and_its_name_is_no_title_evidenc
         "flask": _hits([Hit(path="templating", title="Templates")]),
         "django": _hits([Hit(path="topics/templates", title="Templates")]),
     }
-    scopes = {"flask": frozenset({stem("flask")}), "django": frozenset({stem("django")})}
+    scopes = {
+        "flask": Scope(stems=frozenset({stem("flask")})),
+        "django": Scope(stems=frozenset({stem("django")})),
+    }
     assert _ranked(query, hits, **scopes)[0] == ("flask", "templating")
     # A page titled after the library ("flask", DevDocs' name for its API page) does not
     # match the query by that word.
@@ -162,3 +164,49 @@ def test_a_title_spelled_out_in_a_question_ranks_its_document_first() -> None:
 
 def _named(hit: Hit, text: str) -> Hit:
     return msgspec.structs.replace(hit, named_by=text)
+
+
+def test_another_library_s_name_is_no_evidence_in_a_library_s_pages() -> None:
+    # "postgres" in a Django heading says the question is about PostgreSQL.
+    query = "postgres nulls last"
+    hits = {
+        "django": _hits(
+            [Hit(path="expressions", title="Query Expressions", length=100, frequencies=(3, 2, 2))],
+            doc_count=100,
+            frequencies=(5, 4, 30),
+        ),
+        "pg": _hits(
+            [Hit(path="queries-order", title="Sorting Rows", length=100, frequencies=(2, 1, 1))],
+            doc_count=100,
+            frequencies=(90, 3, 20),
+        ),
+    }
+    scopes = {
+        "django": Scope(stems=frozenset({stem("django")})),
+        "pg": Scope(stems=frozenset({stem("postgres"), stem("postgresql")})),
+    }
+    assert _ranked(query, hits, **scopes)[0] == ("pg", "queries-order")
+    [django] = [
+        c for c in federate(query, hits, weigh_words(query, hits), scopes) if c.library == "django"
+    ]
+    assert django.evidence.foreign_stems == frozenset({stem("postgres"), stem("postgresql")})
+    assert not django.evidence.scope
+
+
+def test_a_candidate_far_below_the_best_is_no_result() -> None:
+    query = "ray charles piano"
+    hits = {
+        "wiki": _hits(
+            [
+                Hit(path="Ray_Charles", title="Ray Charles", length=100, frequencies=(9, 9, 4)),
+                Hit(
+                    path="Charles_Darwin", title="Charles Darwin", length=100, frequencies=(0, 3, 0)
+                ),
+            ],
+            doc_count=100,
+            frequencies=(3, 10, 8),
+        )
+    }
+    ranked = federate(query, hits, weigh_words(query, hits))
+    assert [c.path for c in competitive(ranked)] == ["Ray_Charles"]
+    assert competitive([]) == []

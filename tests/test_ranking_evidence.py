@@ -12,12 +12,11 @@ from corpus_mcp.ranking.evidence import (
     Word,
     idf,
     read_evidence,
-    scope_words,
     score,
     word_weights,
 )
 from corpus_mcp.ranking.terms import index_document
-from corpus_mcp.ranking.text import stem, word_set
+from corpus_mcp.ranking.text import stem
 
 
 def test_word_weights_sum_frequencies_over_libraries_as_one_index() -> None:
@@ -99,14 +98,6 @@ def test_a_symbol_counts_by_the_share_of_the_question_it_is() -> None:
 
 def _symbol(text: str) -> Evidence:
     return Evidence(titles=("api",), symbol=1.0, symbol_text=text)
-
-
-def test_scope_words_come_from_metadata_minus_archive_vocabulary() -> None:
-    scope = scope_words(
-        ["Django-Docs", "devdocs_en_django", "Django Documentation", "devdocs", "django;3.2"],
-        word_set("devdocs docs documentation"),
-    )
-    assert scope == frozenset({stem("django")})
 
 
 def _api_page() -> Document:

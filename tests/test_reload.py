@@ -649,7 +649,7 @@ def test_sighup_reloads_a_stdio_server(demo_archives: dict[str, Path], tmp_path:
         server.stdin.close()
         assert server.wait() == 0
     search = next(tool for tool in tools if tool["name"] == "search")
-    assert "Libraries served: wikipedia, mdwiki." in search["description"]
+    assert "Search offline libraries: wikipedia, mdwiki." in search["description"]
     assert "mdwiki" in {r["library"] for r in after}
     assert "generation 1 closed" in server.stderr
 

@@ -167,109 +167,6 @@ FETCH_INPUT = {
     "required": ["ref"],
     "additionalProperties": False,
 }
-KIND = {"enum": ["article", "documentation", "thread"]}
-NULLABLE_STRING = {"anyOf": [{"type": "string"}, {"type": "null"}]}
-SEARCH_OUTPUT = {
-    "type": "object",
-    "properties": {
-        "query": {"type": "string"},
-        "results": {"type": "array", "items": {"$ref": "#/$defs/SearchResult"}},
-        "partial": {"type": "boolean", "default": False},
-        "unavailable_libraries": {"type": "array", "items": {"type": "string"}, "default": []},
-    },
-    "required": ["query", "results"],
-    "$defs": {
-        "SearchResult": {
-            "type": "object",
-            "properties": {
-                "ref": {"type": "string"},
-                "library": {"type": "string"},
-                "kind": KIND,
-                "title": {"type": "string"},
-                "snapshot": NULLABLE_STRING,
-                "snippet": {"type": "string"},
-                "relevant_sections": {"type": "array", "items": {"$ref": "#/$defs/SectionRef"}},
-            },
-            "required": [
-                "ref",
-                "library",
-                "kind",
-                "title",
-                "snapshot",
-                "snippet",
-                "relevant_sections",
-            ],
-        },
-        "SectionRef": {
-            "type": "object",
-            "properties": {"id": {"type": "string"}, "title": {"type": "string"}},
-            "required": ["id", "title"],
-        },
-    },
-}
-METADATA_VALUE = {
-    "anyOf": [
-        {"type": "string"},
-        {"type": "integer"},
-        {"type": "boolean"},
-        {"type": "array", "items": {"type": "string"}},
-    ]
-}
-FETCH_OUTPUT = {
-    "type": "object",
-    "properties": {
-        "ref": {"type": "string"},
-        "library": {"type": "string"},
-        "kind": KIND,
-        "title": {"type": "string"},
-        "snapshot": NULLABLE_STRING,
-        "source_url": {**NULLABLE_STRING, "default": None},
-        "sections": {"type": "array", "items": {"$ref": "#/$defs/FetchedSection"}},
-        "available_sections": {"type": "array", "items": {"$ref": "#/$defs/AvailableSection"}},
-        "truncated": {"type": "boolean"},
-    },
-    "required": [
-        "ref",
-        "library",
-        "kind",
-        "title",
-        "snapshot",
-        "sections",
-        "available_sections",
-        "truncated",
-    ],
-    "$defs": {
-        "FetchedSection": {
-            "type": "object",
-            "properties": {
-                "id": {"type": "string"},
-                "title": {"type": "string"},
-                "level": {"type": "integer"},
-                "content": {"type": "string"},
-                "metadata": {
-                    "anyOf": [
-                        {"type": "object", "additionalProperties": METADATA_VALUE},
-                        {"type": "null"},
-                    ],
-                    "default": None,
-                },
-            },
-            "required": ["id", "title", "level", "content"],
-        },
-        "AvailableSection": {
-            "type": "object",
-            "properties": {
-                "id": {"type": "string"},
-                "title": {"type": "string"},
-                "level": {"type": "integer"},
-                "entries": {"type": "integer", "default": 0},
-            },
-            "required": ["id", "title", "level"],
-        },
-    },
-}
-
-
 # -- the MCP surface ----------------------------------------------------------------
 
 
@@ -306,6 +203,93 @@ async def test_the_tools_are_search_and_fetch_in_that_order(served: Served, mode
     assert [tool.name for tool in tools] == ["search", "fetch"]
 
 
+KIND = {"enum": ["article", "documentation", "thread"]}
+STRING = {"type": "string"}
+SEARCH_OUTPUT = {
+    "type": "object",
+    "properties": {
+        "query": STRING,
+        "results": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "ref": STRING,
+                    "library": STRING,
+                    "kind": KIND,
+                    "title": STRING,
+                    "snapshot": {"type": ["string", "null"]},
+                    "snippet": STRING,
+                    "relevant_sections": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {"id": STRING, "title": STRING},
+                            "required": ["id", "title"],
+                        },
+                    },
+                },
+                "required": [
+                    "ref", "library", "kind", "title", "snapshot", "snippet", "relevant_sections",
+                ],
+            },
+        },
+        "partial": {"type": "boolean"},
+        "unavailable_libraries": {"type": "array", "items": STRING},
+    },
+    "required": ["query", "results"],
+}  # fmt: skip
+FETCH_OUTPUT = {
+    "type": "object",
+    "properties": {
+        "ref": STRING,
+        "library": STRING,
+        "kind": KIND,
+        "title": STRING,
+        "snapshot": {"type": ["string", "null"]},
+        "source_url": STRING,
+        "sections": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": STRING,
+                    "title": STRING,
+                    "level": {"type": "integer"},
+                    "content": STRING,
+                    "metadata": {
+                        "type": "object",
+                        "additionalProperties": {
+                            "type": ["string", "integer", "boolean", "array"],
+                            "items": STRING,
+                        },
+                    },
+                },
+                "required": ["id", "title", "level", "content"],
+            },
+        },
+        "available_sections": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": STRING,
+                    "title": STRING,
+                    "level": {"type": "integer"},
+                    "entries": {"type": "integer"},
+                },
+                "required": ["id", "title", "level"],
+            },
+        },
+        "truncated": {"type": "boolean"},
+    },
+    "required": [
+        "ref", "library", "kind", "title", "snapshot", "sections", "available_sections",
+        "truncated",
+    ],
+}  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("name", "input_schema", "output_schema"),
     [("search", SEARCH_INPUT, SEARCH_OUTPUT), ("fetch", FETCH_INPUT, FETCH_OUTPUT)],
@@ -316,7 +300,19 @@ async def test_tool_schemas_are_the_pinned_ones(
     async with Client(served.url) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     assert _structure(tools[name].input_schema) == input_schema
-    assert _structure(tools[name].output_schema) == output_schema
+    # Exact and compact: one type list for a nullable field, definitions inlined.
+    assert tools[name].output_schema == output_schema
+
+
+async def test_the_tool_list_is_small(served: Served) -> None:
+    async with httpx.AsyncClient() as http:
+        response = await http.post(
+            served.url,
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+            headers=JSON_HEADERS,
+        )
+    listed = json.dumps(response.json()["result"], ensure_ascii=False, separators=(",", ":"))
+    assert len(listed) <= 3000, len(listed)
 
 
 @pytest.mark.parametrize("name", ["search", "fetch"])
@@ -345,16 +341,11 @@ async def test_descriptions_teach_the_workflow_and_the_errors(served: Served) ->
     assert "`fetch`" in search
     assert "opaque" in fetch
     assert "available_sections" in fetch
-    for description in (search, fetch):
-        for code in (
-            "invalid_arguments",
-            "invalid_ref",
-            "not_found",
-            "section_not_found",
-            "library_unavailable",
-            "internal_error",
-        ):
-            assert code in description
+    # The error contract is said once, for both tools: where errors come, their shape,
+    # and that the message says what to do (each code's message does).
+    assert 'isError, text {"error":CODE,"message":...}' in search
+    assert "do what the message says" in search
+    assert "Errors: as for search." in fetch
 
 
 # -- calls --------------------------------------------------------------------------
@@ -371,6 +362,9 @@ async def test_search_then_fetch_a_hinted_section(served: Served, mode: Any) -> 
         fetched = await client.call_tool("fetch", {"ref": hit["ref"], "sections": [section]})
     document = structured(fetched)
     assert [s["id"] for s in document["sections"]] == ["History"]
+    # No output schema is listed, but the structured content is exactly the wire shape.
+    for content, shape in ((structured(found), SearchOutput), (document, FetchOutput)):
+        assert msgspec.to_builtins(msgspec.convert(content, shape, strict=True)) == content
     assert served.corpus.calls == [
         ("search", "the trio", 2),  # normalised as the corpus does: NUL out, spaces collapsed
         ("fetch", "corpus://wiki/Article_0", ["History"]),

@@ -121,7 +121,11 @@ def flatten(roots: Sequence[Section]) -> list[FetchedSection]:
     """Each root with its subtree, pre-order, as wire sections."""
     return [
         FetchedSection(
-            id=s.id, title=s.title, level=s.level, content=s.content, metadata=s.metadata
+            id=s.id,
+            title=s.title,
+            level=s.level,
+            content=s.content,
+            metadata=s.metadata if s.metadata is not None else msgspec.UNSET,
         )
         for s in walk(list(roots))
     ]

@@ -37,18 +37,13 @@ from corpus_mcp.config import Manifest, Settings
 from corpus_mcp.document import Document
 from corpus_mcp.errors import CorpusError
 from corpus_mcp.fanout import Abandonable, Checkpoint, Failure, Job, Occupancy, Stuck, fan_out
-from corpus_mcp.federate import Candidate, federate, order, rescore, weigh_words
+from corpus_mcp.federate import Candidate, competitive, federate, order, rescore, weigh_words
 from corpus_mcp.gather import Hit, Landed, LibraryHits, collect_hits, land, load_symbols
 from corpus_mcp.parsing import Parsed, ParsePool, open_parse_pool
-from corpus_mcp.ranking.evidence import (
-    WEIGHT_SYMBOL,
-    Word,
-    mentioned,
-    read_evidence,
-    scope_words,
-)
+from corpus_mcp.ranking.evidence import WEIGHT_SYMBOL, Word, mentioned, read_evidence
+from corpus_mcp.ranking.scope import Scope
+from corpus_mcp.ranking.scope import library_scope as scope_of
 from corpus_mcp.ranking.terms import DocumentTerms
-from corpus_mcp.ranking.text import word_set
 from corpus_mcp.redaction import describe, log_failure
 from corpus_mcp.symbols import SymbolTable
 from corpus_mcp.wire import FetchOutput, SearchOutput, SearchResult, SectionRef
@@ -102,14 +97,6 @@ HITS_CACHE_BYTES = 8_000_000
 ANSWERS_CACHE_BYTES = 4_000_000
 #: Memory for remembered entry lookups of link targets (about a hundred bytes each).
 ENTRIES_CACHE_BYTES = 1_000_000
-#: Words of archive names and metadata that say how an archive was made, not what it is
-#: about (flavours, hosts, formats): never scope words.
-ARCHIVE_VOCABULARY = word_set(
-    """
-    all maxi mini nopic novid nodet top com www org net zim html docs documentation
-    devdocs wiki stackexchange stack exchange
-    """
-)
 
 
 class ArchiveStuck(Exception):
@@ -138,7 +125,7 @@ class Library:
         self.symbols = symbols or SymbolTable()
         """API symbols -> pages and anchors (devdocs navbar.json)."""
         self.scope = library_scope(name, service.info)
-        """Stems of the words that name what this library is about."""
+        """The words that name what this library is about."""
 
     @property
     def snapshot(self) -> str | None:
@@ -150,11 +137,11 @@ class Library:
         self.scope = library_scope(self.name, self.service.info)
 
 
-def library_scope(name: str, info: ArchiveInfo) -> frozenset[str]:
+def library_scope(name: str, info: ArchiveInfo) -> Scope:
     """What a library is about, in words of its own metadata (configured name, Name,
-    Title, Tags, Description): a query naming one of them prefers this library."""
-    texts = [name, info.name, info.title, *info.tags, info.description or ""]
-    return scope_words((t for t in texts if not t.startswith("_")), ARCHIVE_VOCABULARY)
+    Title, Tags; see :mod:`corpus_mcp.ranking.scope`): a query naming it prefers it."""
+    title_head = info.title.split()[:1]
+    return scope_of([name, info.name, info.title, *info.tags], [*title_head, *info.tags])
 
 
 class Corpus:
@@ -246,7 +233,7 @@ class Corpus:
         reread = limit + REREAD_EXTRA
         best = await self._reread(normalised, words, candidates[:reread], failed, deadline)
         ordered = ranking.diversify(
-            [*best, *candidates[reread:]],
+            competitive([*best, *candidates[reread:]]),
             lambda c: c.library,
             self.settings.search_max_consecutive,
         )
@@ -496,7 +483,8 @@ class Corpus:
             kind=document.kind,
             title=document.title,
             snapshot=library.snapshot,
-            source_url=library.adapter.source_url(document, library.service.info.name),
+            source_url=library.adapter.source_url(document, library.service.info.name)
+            or msgspec.UNSET,
             sections=chosen,
             available_sections=assemble.available_sections(document, [s.id for s in chosen]),
             truncated=truncated,

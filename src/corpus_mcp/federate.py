@@ -19,7 +19,7 @@ import msgspec
 from corpus_mcp import ranking
 from corpus_mcp.gather import Hit, LibraryHits
 from corpus_mcp.ranking.evidence import Evidence, LibraryStats, Scored, Word, score, word_weights
-from corpus_mcp.ranking.text import stem_set
+from corpus_mcp.ranking.scope import Scope, names_scope
 
 Key = tuple[str, str]
 """(library, normalised path)."""
@@ -56,15 +56,20 @@ def federate(
     query: str,
     hits: Mapping[str, LibraryHits],
     words: Sequence[Word],
-    scopes: Mapping[str, frozenset[str]] | None = None,
+    scopes: Mapping[str, Scope] | None = None,
 ) -> list[Candidate]:
-    """Every library's candidates, best first. ``scopes`` are the stems of the words
-    that name each library's subject (see :func:`corpus_mcp.corpus.library_scope`)."""
-    query_stems = stem_set(query)
+    """Every library's candidates, best first. ``scopes`` are the words that name each
+    library's subject (:mod:`corpus_mcp.ranking.scope`): a query naming one prefers that
+    library, and another library's name is no evidence in a library's own text."""
+    scopes = scopes or {}
+    named = {name: names_scope(query, scope) for name, scope in scopes.items()}
     candidates: list[Candidate] = []
     for name in sorted(hits):
         found = hits[name]
-        scope = (scopes or {}).get(name, frozenset())
+        scope = scopes.get(name, Scope())
+        elsewhere = frozenset().union(
+            *(other.words for other_name, other in scopes.items() if other_name != name)
+        )
         priors = ranking.rrf([[h.path for h in group] for group in _lists(found)])
         for path, merged in _merge(found).items():
             evidence = Evidence(
@@ -74,8 +79,9 @@ def federate(
                 average_length=found.average_length,
                 symbol=merged.symbol,
                 symbol_text=merged.named_by,
-                scope=bool(query_stems & scope),
-                scope_stems=scope,
+                scope=named.get(name, False),
+                scope_stems=scope.words,
+                foreign_stems=elsewhere - scope.words,
             )
             candidates.append(
                 Candidate(
@@ -97,6 +103,39 @@ def rescore(
     return msgspec.structs.replace(
         candidate, evidence=evidence, scored=score(query, words, evidence)
     )
+
+
+#: A candidate scoring less than this share of the best one is no result: filler an agent
+#: would read for nothing (see :func:`competitive`).
+COMPETITIVE_SHARE = 0.7
+
+
+def competitive(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """The candidates whose evidence is within reach of the best one's, in order.
+
+    Within reach means :data:`COMPETITIVE_SHARE` of the best score, or of the best
+    *textual* evidence (what a document's body, headings and passages say): a page the
+    query names exactly (a title or redirect) scores far above every other, yet a page
+    whose text answers as well as that page's is no filler. The diversity pass then
+    reorders among these only: a library's next candidate goes up because it is nearly
+    as good, never because it is another library's. Fewer results than the limit is
+    then the right answer.
+    """
+    if not candidates:
+        return []
+    best_total = max(c.scored.total for c in candidates)
+    best_text = max(_textual(c) for c in candidates)
+    return [
+        c
+        for c in candidates
+        if c.scored.total >= COMPETITIVE_SHARE * best_total
+        or _textual(c) >= COMPETITIVE_SHARE * best_text
+    ]
+
+
+def _textual(candidate: Candidate) -> float:
+    scored = candidate.scored
+    return scored.body + scored.heading + scored.passage
 
 
 def order(candidates: Sequence[Candidate]) -> list[Candidate]:

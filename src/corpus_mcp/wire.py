@@ -33,12 +33,13 @@ class SearchOutput(msgspec.Struct, kw_only=True, gc=False):
     unavailable_libraries: list[str] = msgspec.field(default_factory=list)
 
 
-class FetchedSection(msgspec.Struct, kw_only=True, omit_defaults=True):
+class FetchedSection(msgspec.Struct, kw_only=True):
     id: str
     title: str
     level: int
     content: str
-    metadata: dict[str, str | int | bool | list[str]] | None = None
+    metadata: dict[str, str | int | bool | list[str]] | msgspec.UnsetType = msgspec.UNSET
+    """Absent for sections without metadata (most of them)."""
 
 
 class AvailableSection(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -49,14 +50,15 @@ class AvailableSection(msgspec.Struct, frozen=True, omit_defaults=True):
     """API entries under this section that are not listed (fetch it to read them)."""
 
 
-class FetchOutput(msgspec.Struct, kw_only=True, omit_defaults=True):
+class FetchOutput(msgspec.Struct, kw_only=True):
     ref: str
     library: str
     kind: Kind
     title: str
     snapshot: str | None
-    source_url: str | None = None
-    """Where the archive says the document comes from (to cite; never fetched)."""
+    source_url: str | msgspec.UnsetType = msgspec.UNSET
+    """Where the archive says the document comes from (to cite; never fetched); absent
+    when it says nothing."""
     sections: list[FetchedSection]
     available_sections: list[AvailableSection]
     truncated: bool

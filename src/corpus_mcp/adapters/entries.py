@@ -13,6 +13,15 @@ writes the signature alone, the prose after the list), and one that its section'
 heading names (a ``select_related()`` heading over the ``select_related(*fields)``
 entry): that section *is* the entry, and splitting it would leave a heading with
 nothing under it. Their ids remain anchors of the section they are in.
+
+Not every entry of such a list carries an id: psql's meta-commands give one to a few
+of their terms. A list with an id'd term is a list of entries all the same, and a term
+without an id gets one made from its text (``\\C [ title ]`` -> ``C-title``), unique in
+the page, as a heading without an id gets a slug. (Lists without any id, such as Git's
+option lists, stay text: made into entries on the development kit they cut Git's
+characters per case from 17.9 K to 7.5 K, but the hints then named an option where the
+answer was an example, and the answer was in the fetched text in 36 % of the Git cases
+instead of 64 %.)
 """
 
 from __future__ import annotations
@@ -29,6 +38,9 @@ from corpus_mcp.document import Section
 
 #: Longest entry title; a longer signature is cut at a word and given whole in the text.
 ENTRY_TITLE_CHARS: Final = 100
+#: Longest id made from a term's text.
+MADE_ID_CHARS: Final = 40
+_ID_JUNK: Final = re.compile(r"[^\w.\-]+")
 # Sphinx general-index targets: only the (absent) genindex links to them.
 INDEX_TARGET_ID: Final = re.compile(r"index-\d+")
 _NAME_JUNK: Final = re.compile(r"[^\w.]+")
@@ -43,11 +55,14 @@ class _Entry:
 
     terms: list[HtmlElement] = field(default_factory=list)
     body: list[HtmlElement] = field(default_factory=list)
+    made_id: str = ""
+    """An id made from the term's text, for a term the page gave none."""
 
     @property
     def ids(self) -> list[str]:
         found = (str(term.get("id", "")).strip() for term in self.terms)
-        return [i for i in found if i and not INDEX_TARGET_ID.fullmatch(i)]
+        own = [i for i in found if i and not INDEX_TARGET_ID.fullmatch(i)]
+        return own or ([self.made_id] if self.made_id else [])
 
     def described(self) -> bool:
         return any(
@@ -68,8 +83,12 @@ def split_entries(
     sections: list[Section] = []
     for entry_list in _outermost_entry_lists(holder):
         for entry in _groups(entry_list):
-            if not entry.ids or not entry.described():
+            if not entry.described():
                 continue
+            if not entry.ids:
+                entry.made_id = _made_id(entry)
+                if not entry.made_id:
+                    continue
             if heading and not sections and _names(heading, entry):
                 # The section is this entry: its nested entries are its own.
                 for node in entry.body:
@@ -99,9 +118,19 @@ def _outermost_entry_lists(holder: HtmlElement) -> list[HtmlElement]:
 def _is_entry_list(node: HtmlElement) -> bool:
     if node.tag != "dl":
         return False
-    return any(
-        child.tag == "dt" and _Entry([child]).ids for child in node if isinstance(child.tag, str)
-    )
+    return any(group.ids for group in _groups(node))
+
+
+def _made_id(entry: _Entry) -> str:
+    """An id from the entry's first term: its first words, as a URL fragment keeps them
+    (``\\C [ title ]`` -> ``C-title``, ``--follow``)."""
+    if not entry.terms:
+        return ""
+    words = " ".join(visible_text(entry.terms[0]).split()[:3])
+    made = _ID_JUNK.sub("-", words).strip(".")
+    if not words.startswith("-"):
+        made = made.lstrip("-")  # a dash opens an option's name only
+    return re.sub(r"(?<=\w)-{2,}", "-", made)[:MADE_ID_CHARS].rstrip("-.")
 
 
 def _groups(entry_list: HtmlElement) -> list[_Entry]:

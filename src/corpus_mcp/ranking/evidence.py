@@ -40,6 +40,7 @@ from corpus_mcp.ranking.text import (
     query_terms,
     stem,
     stem_set,
+    stems_of,
     term_in,
     title_key,
 )
@@ -96,6 +97,9 @@ class Evidence(msgspec.Struct, frozen=True, kw_only=True):
     scope_stems: frozenset[str] = frozenset()
     """Stems of the words naming the library's subject: in its own titles they say
     nothing ("Flask" titles a page of the Flask docs)."""
+    foreign_stems: frozenset[str] = frozenset()
+    """Stems of the words naming other libraries: no evidence here at all ("postgres"
+    in a Django heading says the question is about PostgreSQL, not this page)."""
     heading: float = 0.0
     """Once read: the share of the query's weight the best section title holds."""
     passage: float = 0.0
@@ -150,11 +154,15 @@ def clean_title(title: str) -> str:
 
 def score(query: str, words: Sequence[Word], evidence: Evidence) -> Scored:
     """The candidate's evidence as one number (see the module docstring)."""
+    # Another library's name counts as a word this page cannot cover: matched by
+    # nothing, still part of the question (taking it out of the totals would raise the
+    # score of every page without it).
     total_weight = sum(w.weight for w in words)
+    topical_total = sum(w.weight for w in _topical(words, evidence))
+    words = _here(words, evidence)
     body = _body(words, evidence, total_weight)
-    topical = [w for w in words if stem(w.text) not in evidence.scope_stems] or list(words)
     title, contained, exact = _titles(
-        query, topical, evidence.titles, sum(w.weight for w in topical)
+        query, _topical(words, evidence), evidence.titles, topical_total
     )
     symbol = evidence.symbol * _share(words, stem_set(evidence.symbol_text), total_weight) ** 2
     parts = {
@@ -168,6 +176,24 @@ def score(query: str, words: Sequence[Word], evidence: Evidence) -> Scored:
         "scope": WEIGHT_SCOPE * float(evidence.scope),
     }
     return Scored(total=round(sum(parts.values()), 9), **parts)
+
+
+def _here(words: Sequence[Word], evidence: Evidence) -> list[Word]:
+    """The query's words as this candidate's library weighs them: another library's
+    name weighs nothing (kept in place: index frequencies are aligned with the words)."""
+    if not evidence.foreign_stems:
+        return list(words)
+    return [Word(w.text, 0.0) if _names(w, evidence.foreign_stems) else w for w in words]
+
+
+def _topical(words: Sequence[Word], evidence: Evidence) -> list[Word]:
+    """The words that can say what a page of this library is about: not its own name."""
+    return [w for w in words if not _names(w, evidence.scope_stems)] or list(words)
+
+
+def _names(word: Word, stems: frozenset[str]) -> bool:
+    """Whether the word (or a part of it: ``node.js``) is one of ``stems``."""
+    return bool(stems) and bool(stems_of(word.text) & stems)
 
 
 def _body(words: Sequence[Word], evidence: Evidence, total_weight: float) -> float:
@@ -276,20 +302,6 @@ def _stems(terms: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(stem(t) for t in terms)
 
 
-def scope_words(metadata: Iterable[str], ignore: frozenset[str]) -> frozenset[str]:
-    """Stems of the words that name what a library is about, from its metadata
-    (Name, Title, Tags, Description), minus ``ignore`` (archive-naming vocabulary such as
-    flavours and languages) and anything short or numeric."""
-    out: set[str] = set()
-    for text in metadata:
-        for term in query_terms(text.replace("_", " ")):
-            for part in re.split(r"[.\-]", term):
-                if len(part) < 3 or part.isdigit() or part in ignore or part in STOP_WORDS:
-                    continue
-                out.add(stem(part))
-    return frozenset(out)
-
-
 def read_evidence(
     evidence: Evidence, document: Document, terms: DocumentTerms, words: Sequence[Word]
 ) -> Evidence:
@@ -301,9 +313,10 @@ def read_evidence(
     titles = distinct([*evidence.titles, document.title, document.metadata.get("heading", "")])
     total = sum(w.weight for w in words)
     # The words naming the library say nothing in its own headings and passages, as
-    # in its titles ("flask" in every class signature of the Flask API page).
-    topical = [w for w in words if stem(w.text) not in evidence.scope_stems] or list(words)
-    topical_total = sum(w.weight for w in topical)
+    # in its titles ("flask" in every class signature of the Flask API page), nor do
+    # other libraries' names.
+    topical_total = sum(w.weight for w in _topical(words, evidence))
+    topical = _topical(_here(words, evidence), evidence)
     heading = passage = 0.0
     text_share = evidence.text_share
     if total > 0 and topical_total > 0:

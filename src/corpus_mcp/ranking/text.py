@@ -126,11 +126,14 @@ def stem(word: str) -> str:
 
 @functools.lru_cache(maxsize=_STEM_CACHE)
 def stems_of(term: str) -> frozenset[str]:
-    """Stems a token can match by: its own and, for joined identifiers, its parts'."""
+    """Stems a token can match by: its own and, for joined identifiers, its parts'; a
+    noun in ``-age`` also by its verb's (``usage`` by "use", ``storage`` by "store"),
+    which the stemmer keeps apart ("why isn't it using my index" asks for "Index Usage")."""
     parts = [part for part in JOINER.split(term) if part]
-    if len(parts) > 1:
-        return frozenset({stem(term), *(stem(part) for part in parts)})
-    return frozenset({stem(term)})
+    roots = {stem(term), *(stem(part) for part in parts)} if len(parts) > 1 else {stem(term)}
+    if len(term) >= 5 and term.endswith("age") and term.isalpha():
+        roots.add(stem(term[:-3] + "e"))
+    return frozenset(roots)
 
 
 @functools.lru_cache(maxsize=_STEM_CACHE)
@@ -148,13 +151,26 @@ def term_in(term: str, stems: AbstractSet[str]) -> bool:
     return whole in stems or (bool(parts) and all(part in stems for part in parts))
 
 
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_CASE_CHANGE = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
+
+
 @functools.lru_cache(maxsize=_STEM_CACHE)
 def stem_set(text: str) -> frozenset[str]:
     """Every stem the tokens of ``text`` can match by: what :func:`term_in` looks in.
 
+    A camelCase name also matches by its words (``fs.readFile()`` by "read" and "file",
+    ``URLSearchParams`` by "search" and "params"): APIs name themselves that way, and a
+    question says the words.
+
     Memoised: passages and titles of cached documents are scored again on every search.
     """
-    return frozenset(root for token in query_terms(text) for root in stems_of(token))
+    roots = {root for token in query_terms(text) for root in stems_of(token)}
+    if _CASE_CHANGE.search(text):
+        for word in TOKEN.findall(text):
+            if _CASE_CHANGE.search(word):
+                roots.update(stem(part.lower()) for part in _CAMEL.findall(word))
+    return frozenset(roots)
 
 
 def token_spans(text: str) -> tuple[tuple[int, int, frozenset[str]], ...]:

@@ -2,9 +2,11 @@
 
 The input schemas come from the msgspec argument Structs below and the output schemas
 from :mod:`corpus_mcp.wire`, so what is advertised and what is validated or returned
-cannot drift apart. The descriptions are the only manual the agent gets: they explain
-the search -> fetch workflow, that refs are opaque, and what each error code asks the
-agent to do next.
+cannot drift apart. Every request of an agent carries this list, so it is kept small:
+the descriptions say the search -> fetch workflow, that refs are opaque, and the error
+contract once, briefly (each error's message says what to do next), and the schemas are
+exact but compact (:func:`_compact`): 2,995 characters for the nine libraries of the
+development kit, where the list was 6,987 with every error code spelled out twice.
 """
 
 from __future__ import annotations
@@ -31,10 +33,6 @@ Query = Annotated[
     msgspec.Meta(
         min_length=1,
         max_length=MAX_QUERY_CHARS,
-        description=(
-            "What you are looking for: keywords or a short natural-language question, "
-            "e.g. 'python asyncio cancel task' or 'symptoms of scurvy'."
-        ),
     ),
 ]
 Limit = Annotated[int, msgspec.Meta(ge=1)]
@@ -43,7 +41,6 @@ Ref = Annotated[
     msgspec.Meta(
         min_length=1,
         max_length=MAX_REF_CHARS,
-        description="A `ref` exactly as returned by `search` (or by a previous `fetch`).",
     ),
 ]
 SectionId = Annotated[str, msgspec.Meta(max_length=MAX_SECTION_ID_CHARS)]
@@ -51,10 +48,6 @@ SectionIds = Annotated[
     list[SectionId],
     msgspec.Meta(
         max_length=MAX_SECTIONS,
-        description=(
-            "Section ids to return, from `relevant_sections` of a search result or "
-            "`available_sections` of a fetch. Omit (or pass []) for the whole document."
-        ),
     ),
 ]
 
@@ -76,85 +69,99 @@ class FetchArgs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     sections: SectionIds | msgspec.UnsetType = msgspec.UNSET
 
 
-ERROR_HELP = """\
-Errors come back as a result with isError=true whose text is a JSON object \
-{"error": CODE, "message": ...}: read the message, it says what to do.
-- invalid_arguments: an argument is missing, of the wrong type or too long; fix it and retry.
-- invalid_ref: the ref is malformed or names a library this server does not serve; use a \
-ref from a search result, unchanged.
-- not_found: there is no document at that ref (or it is not a document); search again.
-- section_not_found: a section id is not in this document; retry with ids from \
-`relevant_sections` or `available_sections`, or without `sections`.
-- library_unavailable: that library's archive is being replaced or was damaged on the \
-server; retry after `retry_after` seconds, or use results from the other libraries.
-- busy: the server is overloaded and did not search; retry after `retry_after` seconds.
-- internal_error: the server failed; retry once, then try a different query or ref."""
+ERROR_HELP = 'Errors: isError, text {"error":CODE,"message":...}: do what the message says.'
 
 
 def _search_description(libraries: Sequence[str], default_limit: int, max_limit: int) -> str:
     served = ", ".join(libraries) if libraries else "none"
-    return f"""\
-Search offline reference libraries (encyclopedia articles, software documentation, \
-Q&A threads) and get the best matching documents. Libraries served: {served}.
-
-Use this FIRST. Each result has a `ref`, the `library` and `kind` of the document, its \
-`title`, a `snippet`, and `relevant_sections` (id and title of the sections that best \
-match the query). Then call `fetch` with the `ref`, and with `sections` set to one or \
-more of those ids to read only the relevant parts (cheaper), or without `sections` to \
-read the whole document.
-
-`limit` defaults to {default_limit}; values above {max_limit} are lowered to {max_limit}. \
-`partial: true` means some libraries did not answer (too slow, or temporarily \
-unavailable) and are listed in `unavailable_libraries`; the results from the others are \
-still valid. If nothing \
-relevant comes back, rephrase with different or fewer keywords.
-
-{ERROR_HELP}"""
+    return (
+        f"Search offline libraries: {served}. Then `fetch` a result's `ref` with its "
+        f"`relevant_sections` ids as `sections`. Fewer than `limit` (default {default_limit}, "
+        f"max {max_limit}) results: no others were close. {ERROR_HELP}"
+    )
 
 
 def _fetch_description(max_fetch_chars: int) -> str:
-    return f"""\
-Read a document found by `search`, as Markdown split into sections.
-
-`ref` must be a ref returned by `search` (or by `fetch`), passed back exactly as it \
-was: refs are opaque identifiers, do not build or edit them. Give `sections` (ids \
-from a search result's `relevant_sections` or from `available_sections`) to get only \
-those sections; leave it out to get the whole document.
-
-The answer has `sections` (id, title, level, content), `available_sections` (every \
-section of the document, so you can ask for more later) and `truncated`: true when the \
-content was cut to fit the budget of {max_fetch_chars} characters; then fetch the \
-remaining sections by id.
-
-{ERROR_HELP}"""
+    return (
+        "Read a document as Markdown sections. `ref`: unchanged (opaque; `#anchor` picks "
+        "its section). `sections`: ids from search or `available_sections`; omit for all "
+        f"(max {max_fetch_chars} chars, else `truncated`). Text links are refs; `#id`: a "
+        "section here. Errors: as for search."
+    )
 
 
 def _object_schema(struct: type[msgspec.Struct]) -> dict[str, Any]:
-    """The JSON schema of ``struct`` with the root inlined.
-
-    msgspec puts the root behind ``$ref``; MCP clients of the handshake era require
-    ``"type": "object"`` at the top level.
-    """
+    """The JSON schema of ``struct``, compacted (see :func:`_compact`) with its
+    definitions inlined: the root is an object, as clients of the handshake era require."""
     schema = msgspec.json.schema(struct)
     definitions: dict[str, Any] = schema.pop("$defs", {})
-    root: dict[str, Any] = definitions.pop(schema["$ref"].rsplit("/", 1)[-1])
-    root.pop("title", None)
-    root.pop("description", None)  # the Struct's docstring is for developers
-    if definitions:
-        root["$defs"] = definitions
+    root: dict[str, Any] = _compact(_inline(schema, definitions))
     return root
+
+
+def _inline(schema: Any, definitions: dict[str, Any]) -> Any:
+    """``schema`` with every ``$ref`` replaced by the definition it names (the wire
+    shapes have no recursion)."""
+    if isinstance(schema, list):
+        return [_inline(item, definitions) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if set(schema) == {"$ref"}:
+        return _inline(definitions[schema["$ref"].rsplit("/", 1)[-1]], definitions)
+    return {key: _inline(value, definitions) for key, value in schema.items()}
+
+
+def _compact(schema: Any) -> Any:
+    """The same schema in fewer characters (every agent request carries the tool list):
+    ``anyOf`` of types as one ``type`` list (their keywords merged: ``items`` applies to
+    arrays only, ``additionalProperties`` to objects only); no struct titles or
+    docstrings (they are for developers), no defaults (a field with a default is simply
+    not required)."""
+    if isinstance(schema, list):
+        return [_compact(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in ("title", "default"):
+            continue
+        if key == "description" and schema.get("type") == "object":
+            continue
+        if key == "properties":
+            out[key] = {name: _compact(item) for name, item in value.items()}
+        else:
+            out[key] = _compact(value)
+    variants = out.get("anyOf")
+    if isinstance(variants, list) and _mergeable(variants):
+        out.pop("anyOf")
+        out["type"] = [v["type"] for v in variants]
+        for variant in variants:
+            out.update({k: v for k, v in variant.items() if k != "type"})
+    return out
+
+
+def _mergeable(variants: list[Any]) -> bool:
+    """Whether ``anyOf`` variants can be one ``type`` list without changing what they
+    accept: each names one type, and each keyword besides ``type`` applies to one type
+    only and appears in one variant only."""
+    scoped = {"items": "array", "additionalProperties": "object", "enum": None}
+    seen: set[str] = set()
+    for variant in variants:
+        if not isinstance(variant, dict) or not isinstance(variant.get("type"), str):
+            return False
+        for key in variant:
+            if key == "type":
+                continue
+            if scoped.get(key) != variant["type"] or key in seen:
+                return False
+            seen.add(key)
+    return True
 
 
 def search_input_schema(default_limit: int, max_limit: int) -> dict[str, Any]:
     """``SearchArgs``' schema, with the server's default and maximum limit spelled out."""
     schema = _object_schema(SearchArgs)
-    schema["properties"]["limit"].update(
-        default=default_limit,
-        description=(
-            f"How many results to return (default {default_limit}; "
-            f"values above {max_limit} are lowered to {max_limit})."
-        ),
-    )
+    schema["properties"]["limit"]["default"] = default_limit
     return schema
 
 
@@ -163,22 +170,18 @@ def fetch_input_schema() -> dict[str, Any]:
     return _object_schema(FetchArgs)
 
 
-def _annotations(title: str) -> types.ToolAnnotations:
-    return types.ToolAnnotations(
-        title=title,
-        read_only_hint=True,
-        destructive_hint=False,
-        idempotent_hint=True,
-        open_world_hint=False,
-    )
+def _annotations() -> types.ToolAnnotations:
+    # The tool's own title names it; the annotations say it only reads, the same answer
+    # each time, from a closed world (a destructive hint means nothing for a reader).
+    return types.ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 
 
 def build_tools(
     libraries: Sequence[str], *, default_limit: int, max_limit: int, max_fetch_chars: int
 ) -> list[types.Tool]:
     """The two tool definitions ``tools/list`` answers, for this corpus and settings."""
-    search_title = "Search the offline libraries"
-    fetch_title = "Read a document or some of its sections"
+    search_title = "Search libraries"
+    fetch_title = "Read a document"
     return [
         types.Tool(
             name=SEARCH,
@@ -186,7 +189,7 @@ def build_tools(
             description=_search_description(libraries, default_limit, max_limit),
             input_schema=search_input_schema(default_limit, max_limit),
             output_schema=_object_schema(SearchOutput),
-            annotations=_annotations(search_title),
+            annotations=_annotations(),
         ),
         types.Tool(
             name=FETCH,
@@ -194,6 +197,6 @@ def build_tools(
             description=_fetch_description(max_fetch_chars),
             input_schema=fetch_input_schema(),
             output_schema=_object_schema(FetchOutput),
-            annotations=_annotations(fetch_title),
+            annotations=_annotations(),
         ),
     ]
