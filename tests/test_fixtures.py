@@ -20,6 +20,7 @@ import pytest
 
 from corpus_mcp.adapters import get_adapter
 from corpus_mcp.demo import DEMO_LIBRARIES, mdwiki, sotoki
+from corpus_mcp.demo._sotoki import Site, Thread
 from corpus_mcp.demo.synthetic import (
     build_large_stackexchange,
     build_large_wikipedia,
@@ -28,7 +29,7 @@ from corpus_mcp.demo.synthetic import (
 from corpus_mcp.zim import ZimReader
 
 ROOT = Path(__file__).resolve().parents[1]
-MRO_THREAD = "questions/3277367/how-does-pythons-super-work-with-multiple-inheritance"
+MRO_THREAD = "questions/3277367/how-does-python-s-super-work-with-multiple-inheritance"
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +59,8 @@ EXPECTED_INFO: dict[str, tuple[str, str, str, str, bool]] = {
     "mdwiki": ("mediawiki", "2025-11", "mwoffliner 1.17.5", "App/IntroPage", False),
     "devdocs_python": ("devdocs", "2026-05", "devdocs2zim v0.2.1", "index", True),
     "devdocs_cpp": ("devdocs", "2026-04", "devdocs2zim v0.2.1", "index", True),
-    "stackoverflow": ("stackexchange", "2026-05", "sotoki v3.0.2", "questions", True),
-    "math": ("stackexchange", "2026-03", "sotoki v3.0.2", "questions", True),
+    "stackoverflow": ("stackexchange", "2026-05", "sotoki v3.1.1", "questions", True),
+    "math": ("stackexchange", "2026-03", "sotoki v3.1.1", "questions", True),
 }
 
 
@@ -275,7 +276,10 @@ def test_sotoki_thread_skeleton(readers: dict[str, ZimReader]) -> None:
     ]
     question = doc.xpath("//div[@id='question']")[0]
     assert question.get("data-score") == "1089"
-    assert question.xpath(".//a[@class='post-tag']/text()")[:2] == ["python", "inheritance"]
+    assert question.xpath(".//a[contains(@class,'post-tag')]/text()")[:2] == [
+        "python",
+        "inheritance",
+    ]
     assert doc.xpath("//time[@itemprop='dateCreated']/@datetime") == ["2010-07-18T21:40:24.157"]
     answers = doc.xpath("//div[@id='answers']/div[contains(@class,'answer')]")
     scores = [int(a.get("data-score")) for a in answers]
@@ -284,26 +288,132 @@ def test_sotoki_thread_skeleton(readers: dict[str, ZimReader]) -> None:
     assert len(accepted) == 1 and answers.index(accepted[0]) == 1
     assert accepted[0].xpath(".//div[contains(@class,'js-accepted-answer-indicator')]")
     assert accepted[0].get("itemprop") == "acceptedAnswer"
-    assert accepted[0].xpath(".//span[@class='comment-copy']")
-    comment_date = accepted[0].xpath(".//span[@class='relativetime-clean']/@title")[0]
-    assert comment_date.endswith("License: CC BY-SA 4.0")
+    for answer in answers:  # sotoki's anchor for #<aid> links sits right before each answer
+        anchor = answer.getprevious()
+        assert (anchor.tag, anchor.get("name")) == ("a", answer.get("data-answerid"))
 
 
-def test_sotoki_listing_user_and_tag_pages(readers: dict[str, ZimReader]) -> None:
+def test_sotoki_3_1_1_quirks(readers: dict[str, ZimReader]) -> None:
+    """What sotoki 3.1.1 writes in every thread (../shared/zims/real/README.md)."""
+    doc = _html(readers["stackoverflow"], MRO_THREAD)
+    [header] = doc.xpath("//div[@id='answers-header']//h2")
+    assert header.get("data-answercount") == "9"  # a constant of the template
+    assert header.text == "3 Answers"
+    assert header.xpath("./span[@itemprop='answerCount']/text()") == ["3"]
+    assert doc.xpath("//header[@class='site-header']//img/@src") == [
+        f"../../{sotoki.STACKOVERFLOW.logo}"
+    ]
+    assert readers["stackoverflow"].resolve(sotoki.STACKOVERFLOW.logo).mimetype == "image/webp"
+    assert doc.xpath("//div[@id='left-sidebar']//a[@id='nav-questions']/@href") == [
+        "../../questions"
+    ]
+    viewed = doc.xpath("//div[starts-with(@title, 'Viewed ')]")[0]
+    assert viewed.get("title") == "Viewed 912,345 times"
+    assert " ".join(viewed.text_content().split()) == "Viewed 9.1e+01k times"  # sic
+    assert doc.xpath("//time[@datetime='2012-03-02T10:15:00.000']/@class") == ["fromnow"]
+
+
+BLOCKING_THREAD = 43241221
+
+
+def _thread(site: Site, qid: int) -> Thread:
+    return next(t for t in site.threads if t.qid == qid)
+
+
+def test_sotoki_user_cards(readers: dict[str, ZimReader]) -> None:
+    mro = _html(readers["stackoverflow"], MRO_THREAD)
+    question = mro.xpath("//div[@id='question']")[0]
+    editor, owner = question.xpath(".//div[contains(@class,'post-signature')]")
+    # The owner edited their own question: the older "edited" line with an ISO title.
+    assert editor.xpath(".//div[@class='user-action-time']/span[@class='relativetime']/@title") == [
+        "2012-03-02T10:15:00.000"
+    ]
+    assert "owner" in owner.get("class").split()
+    assert owner.xpath(".//time[@class='s-user-card--time']/@datetime") == [
+        "asked Jul 18 '10 at 21:40"
+    ]
+    threads = _html(readers["stackoverflow"], _thread(sotoki.STACKOVERFLOW, 27435284).path)
+    accepted = threads.xpath("//div[contains(@class,'accepted-answer')]")[0]
+    stamps = accepted.xpath(".//time[@class='s-user-card--time']/@datetime")
+    assert stamps == ["edited Nov 20 '19 at 08:05", "answered Dec 11 '14 at 10:02"]
+    editor_card, owner_card = accepted.xpath(".//div[contains(@class,'post-signature')]")
+    assert editor_card.xpath(".//a[@class='s-user-card--link']/text()") == ["Ada Lindqvist"]
+    assert "owner" not in owner_card.get("class").split()  # not the asker's
+
+
+def test_sotoki_post_links_carry_the_3_1_1_port_bug(readers: dict[str, ZimReader]) -> None:
+    thread = _thread(sotoki.STACKOVERFLOW, BLOCKING_THREAD)
+    doc = _html(readers["stackoverflow"], thread.path)
+    accepted = doc.xpath("//div[contains(@class,'accepted-answer')]")[0]
+    body = accepted.xpath(".//div[contains(@class,'js-post-body')]")[0]
+    other = thread.answer_ids()[0]
+    gil = _thread(sotoki.STACKOVERFLOW, 1294382)
+    assert body.xpath(".//a/@href") == [
+        f"//:None/../../a/{other}#{other}",
+        f"//:None/../../{_thread(sotoki.STACKOVERFLOW, 27435284).path}",
+        f"//:None/../../{gil.path}#{gil.answer_ids()[0]}",
+        "https://docs.python.org/3/library/asyncio-eventloop.html#asyncio.loop.run_in_executor",
+        "//:None/../../users/102/ravi-menon",
+        "//:None/../../questions/tagged/python-asyncio",
+    ]
+    assert body.xpath(".//a[@class='external-link']/@href") == [
+        "https://docs.python.org/3/library/asyncio-eventloop.html#asyncio.loop.run_in_executor"
+    ]
+    assert [h.tag for h in body.xpath("./h2 | ./h3")] == ["h2", "h3"]
+    for aid in thread.answer_ids():
+        assert readers["stackoverflow"].resolve(f"a/{aid}").path == thread.path
+
+
+def test_sotoki_comments_markup(readers: dict[str, ZimReader]) -> None:
+    thread = _thread(sotoki.STACKOVERFLOW, BLOCKING_THREAD)
+    doc = _html(readers["stackoverflow"], thread.path)
+    aid = thread.answer_ids()[1]
+    block = doc.xpath(f"//div[@id='comments-{aid}']")[0]
+    first, second = block.xpath(".//li[contains(@class,'comment')]")
+    assert first.xpath(".//span[@class='comment-copy']/a/@href") == [
+        f"//:None/../../{_thread(sotoki.STACKOVERFLOW, 1294382).path}"
+    ]
+    assert second.xpath(".//span[@class='comment-copy']/a[@class='external-link']/@href") == [
+        "https://peps.python.org/pep-3156/"
+    ]
+    assert first.xpath(".//a[@name]/@name") == [f"comment{first.get('data-comment-id')}_{aid}"]
+    assert first.xpath(".//a[contains(@class,'comment-user')]/text()") == ["Ravi Menon"]
+    assert second.xpath(".//a[contains(@class,'comment-user')]/@class") == ["comment-user owner"]
+    assert first.xpath(".//span[@class='relativetime-clean']/@title") == [
+        "2017-04-06T07:12:00.000 License: CC BY-SA 3.0"
+    ]
+    # Posts without comments have no comments block at all.
+    question = doc.xpath("//div[@id='question']")[0]
+    assert not question.xpath(".//div[starts-with(@id, 'comments-')]")
+
+
+def test_sotoki_linked_sidebar_and_duplicate(readers: dict[str, ZimReader]) -> None:
     so = readers["stackoverflow"]
-    for path, title in [
-        ("questions", "Highest Voted Questions"),
-        ("questions_page=2", "Highest Voted Questions"),
-        ("tags", "Tags"),
-        ("users", "Users"),
-        ("about", "About"),
-        ("questions/tagged/python", "Highest Voted 'python' Questions"),
-        ("users/101/ada-lindqvist", "User Ada Lindqvist"),
-    ]:
-        assert so.resolve(path).title == title
-    assert "users/101/ada-lindqvist" in {s.path for s in so.suggest("User Ada", 5)}
-    hits = so.fulltext("method resolution order C3", 10).paths
-    assert hits[0] == MRO_THREAD
+    thread = _thread(sotoki.STACKOVERFLOW, BLOCKING_THREAD)
+    linked = _html(so, thread.path).xpath(
+        "//div[@id='sidebar']//div[contains(@class,'sidebar-linked')]//a[@class='question-hyperlink']"
+    )
+    assert [a.get("href") for a in linked] == [
+        f"../../{_thread(sotoki.STACKOVERFLOW, qid).path}" for qid in (27435284, 1294382)
+    ]
+    assert not _html(so, _thread(sotoki.STACKOVERFLOW, 2209224).path).xpath("//div[@id='sidebar']")
+    # A question closed as a duplicate: no notice, no link; only the comment says so.
+    duplicate = _html(so, _thread(sotoki.STACKOVERFLOW, 26853).path)
+    original = _thread(sotoki.STACKOVERFLOW, 38987).path
+    assert duplicate.xpath("//a/@href[contains(., 'questions/38987/')]") == [
+        f"//:None/../../{original}"
+    ]
+    assert duplicate.xpath("//span[@class='comment-copy']/a/@href") == [f"//:None/../../{original}"]
+
+
+def test_sotoki_entries_are_what_3_1_1_writes(readers: dict[str, ZimReader]) -> None:
+    so = readers["stackoverflow"]
+    paths = {path for path, _title, _redirect in so.iter_entries()}
+    assert {"static/css/primary.css", "static/css/secondary.css", "favicon.ico"} <= paths
+    assert not {p for p in paths if p.startswith("static/js/")}  # the wheel ships no assets
+    assert so.resolve("").path == "questions"
+    assert so.resolve("questions/tagged/python_page=1").path == "questions/tagged/python"
+    assert so.resolve("users_page=1").path == "users"
 
 
 def test_math_keeps_raw_tex_and_mathjax(readers: dict[str, ZimReader]) -> None:
