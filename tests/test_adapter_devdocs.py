@@ -233,7 +233,13 @@ def test_heading_ids_slugs_and_duplicates(adapter: DevDocsAdapter) -> None:
     html = devdocs_page(MDN_ARRAY, path="global_objects/array/map", title="Array.prototype.map()")
     document = adapter.parse("global_objects/array/map", "Array.prototype.map()", html, "Library")
     outline = [(s.id, s.level) for s in walk(document.sections)]
-    assert outline == [("", 1), ("syntax", 2), ("parameters", 3), ("callbackfn", 4), ("syntax-2", 2)]
+    assert outline == [
+        ("", 1),
+        ("syntax", 2),
+        ("parameters", 3),
+        ("callbackfn", 4),
+        ("syntax-2", 2),
+    ]
     sections = by_id(document)
     assert sections["parameters"].anchors == []
     assert sections["callbackfn"].title == "callbackFn"
@@ -334,7 +340,7 @@ def navbar_targets(reader: ZimReader) -> list[tuple[str, str]]:
     return [(page, fragment) for page, _, fragment in splits if fragment]
 
 
-@pytest.mark.parametrize("library", ["devdocs_python", "devdocs_cpp"])
+@pytest.mark.parametrize("library", ["devdocs_python", "devdocs_cpp", "devdocs_postgresql"])
 def test_every_demo_page_parses_cleanly(
     adapter: DevDocsAdapter, demo_archives: dict[str, Path], library: str
 ) -> None:

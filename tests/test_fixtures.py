@@ -59,6 +59,7 @@ EXPECTED_INFO: dict[str, tuple[str, str, str, str, bool]] = {
     "mdwiki": ("mediawiki", "2025-11", "mwoffliner 1.17.5", "App/IntroPage", False),
     "devdocs_python": ("devdocs", "2026-05", "devdocs2zim v0.2.1", "index", True),
     "devdocs_cpp": ("devdocs", "2026-04", "devdocs2zim v0.2.1", "index", True),
+    "devdocs_postgresql": ("devdocs", "2026-04", "devdocs2zim v0.2.1", "index", True),
     "stackoverflow": ("stackexchange", "2026-05", "sotoki v3.1.1", "questions", True),
     "math": ("stackexchange", "2026-03", "sotoki v3.1.1", "questions", True),
 }
@@ -247,6 +248,71 @@ def test_devdocs_navbar_licenses_and_index(readers: dict[str, ZimReader]) -> Non
     assert "library/functions" in py.fulltext("cooperative multiple inheritance", 5).paths
     assert py.fulltext("navbar", 5).estimated_total == 0  # navbar and assets not indexed
     assert py.fulltext("Python Software Foundation", 50).estimated_total >= 25  # attribution is
+
+
+DEVDOCS_LIBRARIES = ("devdocs_python", "devdocs_cpp", "devdocs_postgresql")
+
+
+@pytest.mark.parametrize("library", DEVDOCS_LIBRARIES)
+def test_devdocs_navbar_fragments_all_resolve(readers: dict[str, ZimReader], library: str) -> None:
+    reader = readers[library]
+    navbar = json.loads(reader.content("navbar.json"))
+    hrefs = [e["href"] for group in navbar["children"] for e in group["children"]]
+    for href in hrefs:
+        path, _, fragment = href.partition("#")
+        assert reader.resolve(path).redirected_from is None, href
+        if fragment:
+            assert _html(reader, path).xpath(f"//*[@id='{fragment}']"), href
+    names = [group["name"] for group in navbar["children"]]
+    assert names == sorted(names, key=str.casefold)  # DevDocs' order
+
+
+@pytest.mark.parametrize(
+    ("library", "path", "shape", "xpath"),
+    [
+        ("devdocs_python", "library/threading", "a class entry with nested methods",
+         "//dl[contains(@class,'class')]/dd/dl[contains(@class,'method')]/dt[@id]"),
+        ("devdocs_python", "library/asyncio-task", "an entry whose dd is empty, prose after",
+         "//dl/dt[@id='asyncio.gather']/following-sibling::dd[not(node())]"),
+        ("devdocs_python", "library/functools", "a heading naming its single entry",
+         "//section[h2='cache()']/dl/dt[@id='functools.cache']"),
+        ("devdocs_python", "reference/datamodel", "consecutive dts sharing one dd",
+         "//dt[@id='object.__lt__']/following-sibling::*[1][self::dt][@id='object.__le__']"),
+        ("devdocs_postgresql", "runtime-config-resource", "a DocBook variable list",
+         "//div[@class='variablelist']/dl[@class='variablelist']/dt[@id='GUC-WORK-MEM']"),
+        ("devdocs_python", "library/functions", "a link to another page, with an anchor",
+         "//a[@href='../tutorial/classes#multiple-inheritance']"),
+        ("devdocs_python", "library/functions", "an in-page link", "//a[@href='#zip']"),
+        ("devdocs_python", "library/asyncio-task", "a link to a page of the same folder",
+         "//a[@href='asyncio#asyncio.run']"),
+        ("devdocs_python", "library/threading", "an absolute link to a page DevDocs skipped",
+         "//a[starts-with(@href, 'https://docs.python.org/3.13/c-api/')]"),
+        ("devdocs_cpp", "cpp/container/list", "a link to a page in another folder",
+         "//a[@href='../string/basic_string/stol']"),
+        ("devdocs_python", "library/functions", "a table of one empty header row",
+         "//table[not(.//td)][thead/tr/th[not(node())]]"),
+        ("devdocs_python", "library/stdtypes", "a table whose cells are all empty",
+         "//table[.//td][not(normalize-space(.))]"),
+    ],
+)  # fmt: skip
+def test_devdocs_pages_hold_the_shapes_of_real_output(
+    readers: dict[str, ZimReader], library: str, path: str, shape: str, xpath: str
+) -> None:
+    page = _html(readers[library], path).xpath("//div[contains(@class,'_page')]")[0]
+    assert page.xpath(f".{xpath}"), shape
+
+
+def test_devdocs_long_signatures_and_untitled_pages(readers: dict[str, ZimReader]) -> None:
+    signature = _html(readers["devdocs_python"], "library/subprocess").xpath(
+        "//dt[@id='subprocess.run']"
+    )[0]
+    assert len(" ".join(signature.text_content().split())) > 100
+    pg = readers["devdocs_postgresql"]
+    # No index entry opens a settings page: devdocs2zim titles it after its first entry.
+    assert pg.resolve("runtime-config-resource").title == "Config: maintenance_work_mem"
+    assert _html(pg, "runtime-config-resource").xpath("//h1/text()") == [
+        "19.4. Resource Consumption"
+    ]
 
 
 # -- sotoki ---------------------------------------------------------------------------
@@ -480,7 +546,7 @@ def test_building_prints_nothing_to_stdout(tmp_path: Path) -> None:
         check=False,
     )
     assert (run.returncode, run.stdout) == (0, "")
-    assert "6 archives" in run.stderr
+    assert f"{len(DEMO_LIBRARIES)} archives" in run.stderr
     assert (tmp_path / "cli" / "corpus.toml").is_file()
 
 
