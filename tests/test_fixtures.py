@@ -156,6 +156,12 @@ ARTICLE_BODY = "//div[@id='mw-content-text']/div[contains(@class,'mw-parser-outp
         ("its reference", ".//ol[@class='references']/li[@id='cite_note-ref1-1']"),
         ("a navbox", ".//div[@role='navigation'][contains(@class,'navbox')]"),
         ("a SyntaxHighlight block", ".//div[contains(@class,'mw-highlight-lang-python')]/pre"),
+        ("a link to a section of the page", ".//a[@href='#Syntax_and_semantics']"),
+        (
+            "a See also list of internal links",
+            ".//div[h2[@id='See_also']]/following-sibling::*[1][self::ul]/li/a[starts-with(@href,'./')]",
+        ),
+        ("an external link", ".//a[@class='external text'][@href='https://www.python.org/']"),
     ],
 )
 def test_wikipedia_article_body_has(readers: dict[str, ZimReader], part: str, xpath: str) -> None:
@@ -174,8 +180,22 @@ def test_wikipedia_title_and_footer_are_mwofflines(readers: dict[str, ZimReader]
     doc = _html(readers["wikipedia"], PYTHON_ARTICLE)
     title = doc.xpath("//h1[@id='firstHeading']/span[@class='mw-page-title-main']/text()")
     assert title == ["Python (programming language)"]
+    assert doc.xpath("//head/link[@rel='canonical']/@href") == [
+        "https://en.wikipedia.org/wiki/Python_(programming_language)"
+    ]
     raw = readers["wikipedia"].content(PYTHON_ARTICLE).decode()
     assert '<!--htdig_noindex--><div><div class="zim-footer">' in raw
+
+
+def test_wikipedia_section_hatnote_and_links_from_a_nested_path(
+    readers: dict[str, ZimReader],
+) -> None:
+    body = _html(readers["wikipedia"], "Asynchronous_I/O").xpath(ARTICLE_BODY)[0]
+    [hatnote] = body.xpath(".//div[contains(@class,'hatnote')]")
+    assert " ".join(hatnote.text_content().split()) == "Main article: Thread (computing)"
+    assert hatnote.getprevious().xpath("./h2/@id") == ["Compared_with_threads"]
+    # The page's path has a slash, so mwoffliner's relative links climb out of it.
+    assert "../Thread_(computing)" in body.xpath(".//p//a/@href")
 
 
 def test_wikipedia_math_keeps_its_tex(readers: dict[str, ZimReader]) -> None:
