@@ -25,6 +25,7 @@ DEMO_NAMES = {
     "mdwiki": "MDWiki",
     "devdocs_python": "DevDocs_Python",
     "devdocs_cpp": "DevDocs_Cpp",
+    "devdocs_postgresql": "DevDocs_Postgresql",
     "stackoverflow": "StackOverflow",
     "math": "Math.SE",
 }
