@@ -340,7 +340,7 @@ def navbar_targets(reader: ZimReader) -> list[tuple[str, str]]:
     return [(page, fragment) for page, _, fragment in splits if fragment]
 
 
-@pytest.mark.parametrize("library", ["devdocs_python", "devdocs_cpp"])
+@pytest.mark.parametrize("library", ["devdocs_python", "devdocs_cpp", "devdocs_postgresql"])
 def test_every_demo_page_parses_cleanly(
     adapter: DevDocsAdapter, demo_archives: dict[str, Path], library: str
 ) -> None:

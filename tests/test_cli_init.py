@@ -25,6 +25,7 @@ DEMO_NAMES = {
     "mdwiki": "MDWiki",
     "devdocs_python": "DevDocs_Python",
     "devdocs_cpp": "DevDocs_Cpp",
+    "devdocs_postgresql": "DevDocs_Postgresql",
     "stackoverflow": "StackOverflow",
     "math": "Math.SE",
 }
@@ -72,7 +73,8 @@ def test_a_folder_of_fixture_archives_becomes_a_served_corpus(
     assert "# Stack Overflow (eng, snapshot 2026-05, " in text
     assert "# MDWiki Medical Encyclopedia (eng, snapshot 2025-11" in text
     assert "full-text index: no)" in text  # the MDWiki fixture has none
-    assert f"wrote {output}: 6 libraries, 6 enabled" in result.stdout
+    count = len(DEMO_LIBRARIES)
+    assert f"wrote {output}: {count} libraries, {count} enabled" in result.stdout
     assert f"CORPUS_ROOT={root} CORPUS_CONFIG={output} corpus-mcp stdio" in result.stdout
 
     env = {"CORPUS_ROOT": str(root), "CORPUS_CONFIG": str(output)}
@@ -164,6 +166,7 @@ def test_defaults_are_corpus_root_and_corpus_config(fixtures: Path, tmp_path: Pa
     assert result.code == 0, result.stderr
     assert [lib.name for lib in load_manifest(config, root).libraries] == [
         "DevDocs_Cpp",
+        "DevDocs_Postgresql",
         "DevDocs_Python",
     ]
 

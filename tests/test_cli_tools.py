@@ -18,9 +18,7 @@ from mcp import Client
 from .mcp_helpers import serving
 from .test_cli import Run, run
 
-STACK_OVERFLOW_REF = (
-    "corpus://stackoverflow/questions/3277367/how-does-pythons-super-work-with-multiple-inheritance"
-)
+STACK_OVERFLOW_REF = "corpus://stackoverflow/questions/3277367/how-does-python-s-super-work-with-multiple-inheritance"
 
 
 def settings(manifest: Path) -> dict[str, str]:

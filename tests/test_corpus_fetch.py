@@ -15,7 +15,7 @@ from corpus_mcp.errors import CorpusError
 
 from .conftest import NO_REAL_ARCHIVES, REAL_ARCHIVES_PRESENT, REAL_LIBRARIES, settings_for
 
-THREAD = "questions/3277367/how-does-pythons-super-work-with-multiple-inheritance"
+THREAD = "questions/3277367/how-does-python-s-super-work-with-multiple-inheritance"
 
 
 async def _error(corpus: Corpus, ref: str, sections: list[str] | None = None) -> CorpusError:

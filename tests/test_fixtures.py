@@ -20,6 +20,7 @@ import pytest
 
 from corpus_mcp.adapters import get_adapter
 from corpus_mcp.demo import DEMO_LIBRARIES, mdwiki, sotoki
+from corpus_mcp.demo._sotoki import Site, Thread
 from corpus_mcp.demo.synthetic import (
     build_large_stackexchange,
     build_large_wikipedia,
@@ -28,7 +29,7 @@ from corpus_mcp.demo.synthetic import (
 from corpus_mcp.zim import ZimReader
 
 ROOT = Path(__file__).resolve().parents[1]
-MRO_THREAD = "questions/3277367/how-does-pythons-super-work-with-multiple-inheritance"
+MRO_THREAD = "questions/3277367/how-does-python-s-super-work-with-multiple-inheritance"
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +59,9 @@ EXPECTED_INFO: dict[str, tuple[str, str, str, str, bool]] = {
     "mdwiki": ("mediawiki", "2025-11", "mwoffliner 1.17.5", "App/IntroPage", False),
     "devdocs_python": ("devdocs", "2026-05", "devdocs2zim v0.2.1", "index", True),
     "devdocs_cpp": ("devdocs", "2026-04", "devdocs2zim v0.2.1", "index", True),
-    "stackoverflow": ("stackexchange", "2026-05", "sotoki v3.0.2", "questions", True),
-    "math": ("stackexchange", "2026-03", "sotoki v3.0.2", "questions", True),
+    "devdocs_postgresql": ("devdocs", "2026-04", "devdocs2zim v0.2.1", "index", True),
+    "stackoverflow": ("stackexchange", "2026-05", "sotoki v3.1.1", "questions", True),
+    "math": ("stackexchange", "2026-03", "sotoki v3.1.1", "questions", True),
 }
 
 
@@ -154,6 +156,12 @@ ARTICLE_BODY = "//div[@id='mw-content-text']/div[contains(@class,'mw-parser-outp
         ("its reference", ".//ol[@class='references']/li[@id='cite_note-ref1-1']"),
         ("a navbox", ".//div[@role='navigation'][contains(@class,'navbox')]"),
         ("a SyntaxHighlight block", ".//div[contains(@class,'mw-highlight-lang-python')]/pre"),
+        ("a link to a section of the page", ".//a[@href='#Syntax_and_semantics']"),
+        (
+            "a See also list of internal links",
+            ".//div[h2[@id='See_also']]/following-sibling::*[1][self::ul]/li/a[starts-with(@href,'./')]",
+        ),
+        ("an external link", ".//a[@class='external text'][@href='https://www.python.org/']"),
     ],
 )
 def test_wikipedia_article_body_has(readers: dict[str, ZimReader], part: str, xpath: str) -> None:
@@ -172,8 +180,22 @@ def test_wikipedia_title_and_footer_are_mwofflines(readers: dict[str, ZimReader]
     doc = _html(readers["wikipedia"], PYTHON_ARTICLE)
     title = doc.xpath("//h1[@id='firstHeading']/span[@class='mw-page-title-main']/text()")
     assert title == ["Python (programming language)"]
+    assert doc.xpath("//head/link[@rel='canonical']/@href") == [
+        "https://en.wikipedia.org/wiki/Python_(programming_language)"
+    ]
     raw = readers["wikipedia"].content(PYTHON_ARTICLE).decode()
     assert '<!--htdig_noindex--><div><div class="zim-footer">' in raw
+
+
+def test_wikipedia_section_hatnote_and_links_from_a_nested_path(
+    readers: dict[str, ZimReader],
+) -> None:
+    body = _html(readers["wikipedia"], "Asynchronous_I/O").xpath(ARTICLE_BODY)[0]
+    [hatnote] = body.xpath(".//div[contains(@class,'hatnote')]")
+    assert " ".join(hatnote.text_content().split()) == "Main article: Thread (computing)"
+    assert hatnote.getprevious().xpath("./h2/@id") == ["Compared_with_threads"]
+    # The page's path has a slash, so mwoffliner's relative links climb out of it.
+    assert "../Thread_(computing)" in body.xpath(".//p//a/@href")
 
 
 def test_wikipedia_math_keeps_its_tex(readers: dict[str, ZimReader]) -> None:
@@ -248,6 +270,71 @@ def test_devdocs_navbar_licenses_and_index(readers: dict[str, ZimReader]) -> Non
     assert py.fulltext("Python Software Foundation", 50).estimated_total >= 25  # attribution is
 
 
+DEVDOCS_LIBRARIES = ("devdocs_python", "devdocs_cpp", "devdocs_postgresql")
+
+
+@pytest.mark.parametrize("library", DEVDOCS_LIBRARIES)
+def test_devdocs_navbar_fragments_all_resolve(readers: dict[str, ZimReader], library: str) -> None:
+    reader = readers[library]
+    navbar = json.loads(reader.content("navbar.json"))
+    hrefs = [e["href"] for group in navbar["children"] for e in group["children"]]
+    for href in hrefs:
+        path, _, fragment = href.partition("#")
+        assert reader.resolve(path).redirected_from is None, href
+        if fragment:
+            assert _html(reader, path).xpath(f"//*[@id='{fragment}']"), href
+    names = [group["name"] for group in navbar["children"]]
+    assert names == sorted(names, key=str.casefold)  # DevDocs' order
+
+
+@pytest.mark.parametrize(
+    ("library", "path", "shape", "xpath"),
+    [
+        ("devdocs_python", "library/threading", "a class entry with nested methods",
+         "//dl[contains(@class,'class')]/dd/dl[contains(@class,'method')]/dt[@id]"),
+        ("devdocs_python", "library/asyncio-task", "an entry whose dd is empty, prose after",
+         "//dl/dt[@id='asyncio.gather']/following-sibling::dd[not(node())]"),
+        ("devdocs_python", "library/functools", "a heading naming its single entry",
+         "//section[h2='cache()']/dl/dt[@id='functools.cache']"),
+        ("devdocs_python", "reference/datamodel", "consecutive dts sharing one dd",
+         "//dt[@id='object.__lt__']/following-sibling::*[1][self::dt][@id='object.__le__']"),
+        ("devdocs_postgresql", "runtime-config-resource", "a DocBook variable list",
+         "//div[@class='variablelist']/dl[@class='variablelist']/dt[@id='GUC-WORK-MEM']"),
+        ("devdocs_python", "library/functions", "a link to another page, with an anchor",
+         "//a[@href='../tutorial/classes#multiple-inheritance']"),
+        ("devdocs_python", "library/functions", "an in-page link", "//a[@href='#zip']"),
+        ("devdocs_python", "library/asyncio-task", "a link to a page of the same folder",
+         "//a[@href='asyncio#asyncio.run']"),
+        ("devdocs_python", "library/threading", "an absolute link to a page DevDocs skipped",
+         "//a[starts-with(@href, 'https://docs.python.org/3.13/c-api/')]"),
+        ("devdocs_cpp", "cpp/container/list", "a link to a page in another folder",
+         "//a[@href='../string/basic_string/stol']"),
+        ("devdocs_python", "library/functions", "a table of one empty header row",
+         "//table[not(.//td)][thead/tr/th[not(node())]]"),
+        ("devdocs_python", "library/stdtypes", "a table whose cells are all empty",
+         "//table[.//td][not(normalize-space(.))]"),
+    ],
+)  # fmt: skip
+def test_devdocs_pages_hold_the_shapes_of_real_output(
+    readers: dict[str, ZimReader], library: str, path: str, shape: str, xpath: str
+) -> None:
+    page = _html(readers[library], path).xpath("//div[contains(@class,'_page')]")[0]
+    assert page.xpath(f".{xpath}"), shape
+
+
+def test_devdocs_long_signatures_and_untitled_pages(readers: dict[str, ZimReader]) -> None:
+    signature = _html(readers["devdocs_python"], "library/subprocess").xpath(
+        "//dt[@id='subprocess.run']"
+    )[0]
+    assert len(" ".join(signature.text_content().split())) > 100
+    pg = readers["devdocs_postgresql"]
+    # No index entry opens a settings page: devdocs2zim titles it after its first entry.
+    assert pg.resolve("runtime-config-resource").title == "Config: maintenance_work_mem"
+    assert _html(pg, "runtime-config-resource").xpath("//h1/text()") == [
+        "19.4. Resource Consumption"
+    ]
+
+
 # -- sotoki ---------------------------------------------------------------------------
 
 
@@ -275,7 +362,10 @@ def test_sotoki_thread_skeleton(readers: dict[str, ZimReader]) -> None:
     ]
     question = doc.xpath("//div[@id='question']")[0]
     assert question.get("data-score") == "1089"
-    assert question.xpath(".//a[@class='post-tag']/text()")[:2] == ["python", "inheritance"]
+    assert question.xpath(".//a[contains(@class,'post-tag')]/text()")[:2] == [
+        "python",
+        "inheritance",
+    ]
     assert doc.xpath("//time[@itemprop='dateCreated']/@datetime") == ["2010-07-18T21:40:24.157"]
     answers = doc.xpath("//div[@id='answers']/div[contains(@class,'answer')]")
     scores = [int(a.get("data-score")) for a in answers]
@@ -284,26 +374,132 @@ def test_sotoki_thread_skeleton(readers: dict[str, ZimReader]) -> None:
     assert len(accepted) == 1 and answers.index(accepted[0]) == 1
     assert accepted[0].xpath(".//div[contains(@class,'js-accepted-answer-indicator')]")
     assert accepted[0].get("itemprop") == "acceptedAnswer"
-    assert accepted[0].xpath(".//span[@class='comment-copy']")
-    comment_date = accepted[0].xpath(".//span[@class='relativetime-clean']/@title")[0]
-    assert comment_date.endswith("License: CC BY-SA 4.0")
+    for answer in answers:  # sotoki's anchor for #<aid> links sits right before each answer
+        anchor = answer.getprevious()
+        assert (anchor.tag, anchor.get("name")) == ("a", answer.get("data-answerid"))
 
 
-def test_sotoki_listing_user_and_tag_pages(readers: dict[str, ZimReader]) -> None:
+def test_sotoki_3_1_1_quirks(readers: dict[str, ZimReader]) -> None:
+    """What sotoki 3.1.1 writes in every thread (../shared/zims/real/README.md)."""
+    doc = _html(readers["stackoverflow"], MRO_THREAD)
+    [header] = doc.xpath("//div[@id='answers-header']//h2")
+    assert header.get("data-answercount") == "9"  # a constant of the template
+    assert header.text == "3 Answers"
+    assert header.xpath("./span[@itemprop='answerCount']/text()") == ["3"]
+    assert doc.xpath("//header[@class='site-header']//img/@src") == [
+        f"../../{sotoki.STACKOVERFLOW.logo}"
+    ]
+    assert readers["stackoverflow"].resolve(sotoki.STACKOVERFLOW.logo).mimetype == "image/webp"
+    assert doc.xpath("//div[@id='left-sidebar']//a[@id='nav-questions']/@href") == [
+        "../../questions"
+    ]
+    viewed = doc.xpath("//div[starts-with(@title, 'Viewed ')]")[0]
+    assert viewed.get("title") == "Viewed 912,345 times"
+    assert " ".join(viewed.text_content().split()) == "Viewed 9.1e+01k times"  # sic
+    assert doc.xpath("//time[@datetime='2012-03-02T10:15:00.000']/@class") == ["fromnow"]
+
+
+BLOCKING_THREAD = 43241221
+
+
+def _thread(site: Site, qid: int) -> Thread:
+    return next(t for t in site.threads if t.qid == qid)
+
+
+def test_sotoki_user_cards(readers: dict[str, ZimReader]) -> None:
+    mro = _html(readers["stackoverflow"], MRO_THREAD)
+    question = mro.xpath("//div[@id='question']")[0]
+    editor, owner = question.xpath(".//div[contains(@class,'post-signature')]")
+    # The owner edited their own question: the older "edited" line with an ISO title.
+    assert editor.xpath(".//div[@class='user-action-time']/span[@class='relativetime']/@title") == [
+        "2012-03-02T10:15:00.000"
+    ]
+    assert "owner" in owner.get("class").split()
+    assert owner.xpath(".//time[@class='s-user-card--time']/@datetime") == [
+        "asked Jul 18 '10 at 21:40"
+    ]
+    threads = _html(readers["stackoverflow"], _thread(sotoki.STACKOVERFLOW, 27435284).path)
+    accepted = threads.xpath("//div[contains(@class,'accepted-answer')]")[0]
+    stamps = accepted.xpath(".//time[@class='s-user-card--time']/@datetime")
+    assert stamps == ["edited Nov 20 '19 at 08:05", "answered Dec 11 '14 at 10:02"]
+    editor_card, owner_card = accepted.xpath(".//div[contains(@class,'post-signature')]")
+    assert editor_card.xpath(".//a[@class='s-user-card--link']/text()") == ["Ada Lindqvist"]
+    assert "owner" not in owner_card.get("class").split()  # not the asker's
+
+
+def test_sotoki_post_links_carry_the_3_1_1_port_bug(readers: dict[str, ZimReader]) -> None:
+    thread = _thread(sotoki.STACKOVERFLOW, BLOCKING_THREAD)
+    doc = _html(readers["stackoverflow"], thread.path)
+    accepted = doc.xpath("//div[contains(@class,'accepted-answer')]")[0]
+    body = accepted.xpath(".//div[contains(@class,'js-post-body')]")[0]
+    other = thread.answer_ids()[0]
+    gil = _thread(sotoki.STACKOVERFLOW, 1294382)
+    assert body.xpath(".//a/@href") == [
+        f"//:None/../../a/{other}#{other}",
+        f"//:None/../../{_thread(sotoki.STACKOVERFLOW, 27435284).path}",
+        f"//:None/../../{gil.path}#{gil.answer_ids()[0]}",
+        "https://docs.python.org/3/library/asyncio-eventloop.html#asyncio.loop.run_in_executor",
+        "//:None/../../users/102/ravi-menon",
+        "//:None/../../questions/tagged/python-asyncio",
+    ]
+    assert body.xpath(".//a[@class='external-link']/@href") == [
+        "https://docs.python.org/3/library/asyncio-eventloop.html#asyncio.loop.run_in_executor"
+    ]
+    assert [h.tag for h in body.xpath("./h2 | ./h3")] == ["h2", "h3"]
+    for aid in thread.answer_ids():
+        assert readers["stackoverflow"].resolve(f"a/{aid}").path == thread.path
+
+
+def test_sotoki_comments_markup(readers: dict[str, ZimReader]) -> None:
+    thread = _thread(sotoki.STACKOVERFLOW, BLOCKING_THREAD)
+    doc = _html(readers["stackoverflow"], thread.path)
+    aid = thread.answer_ids()[1]
+    block = doc.xpath(f"//div[@id='comments-{aid}']")[0]
+    first, second = block.xpath(".//li[contains(@class,'comment')]")
+    assert first.xpath(".//span[@class='comment-copy']/a/@href") == [
+        f"//:None/../../{_thread(sotoki.STACKOVERFLOW, 1294382).path}"
+    ]
+    assert second.xpath(".//span[@class='comment-copy']/a[@class='external-link']/@href") == [
+        "https://peps.python.org/pep-3156/"
+    ]
+    assert first.xpath(".//a[@name]/@name") == [f"comment{first.get('data-comment-id')}_{aid}"]
+    assert first.xpath(".//a[contains(@class,'comment-user')]/text()") == ["Ravi Menon"]
+    assert second.xpath(".//a[contains(@class,'comment-user')]/@class") == ["comment-user owner"]
+    assert first.xpath(".//span[@class='relativetime-clean']/@title") == [
+        "2017-04-06T07:12:00.000 License: CC BY-SA 3.0"
+    ]
+    # Posts without comments have no comments block at all.
+    question = doc.xpath("//div[@id='question']")[0]
+    assert not question.xpath(".//div[starts-with(@id, 'comments-')]")
+
+
+def test_sotoki_linked_sidebar_and_duplicate(readers: dict[str, ZimReader]) -> None:
     so = readers["stackoverflow"]
-    for path, title in [
-        ("questions", "Highest Voted Questions"),
-        ("questions_page=2", "Highest Voted Questions"),
-        ("tags", "Tags"),
-        ("users", "Users"),
-        ("about", "About"),
-        ("questions/tagged/python", "Highest Voted 'python' Questions"),
-        ("users/101/ada-lindqvist", "User Ada Lindqvist"),
-    ]:
-        assert so.resolve(path).title == title
-    assert "users/101/ada-lindqvist" in {s.path for s in so.suggest("User Ada", 5)}
-    hits = so.fulltext("method resolution order C3", 10).paths
-    assert hits[0] == MRO_THREAD
+    thread = _thread(sotoki.STACKOVERFLOW, BLOCKING_THREAD)
+    linked = _html(so, thread.path).xpath(
+        "//div[@id='sidebar']//div[contains(@class,'sidebar-linked')]//a[@class='question-hyperlink']"
+    )
+    assert [a.get("href") for a in linked] == [
+        f"../../{_thread(sotoki.STACKOVERFLOW, qid).path}" for qid in (27435284, 1294382)
+    ]
+    assert not _html(so, _thread(sotoki.STACKOVERFLOW, 2209224).path).xpath("//div[@id='sidebar']")
+    # A question closed as a duplicate: no notice, no link; only the comment says so.
+    duplicate = _html(so, _thread(sotoki.STACKOVERFLOW, 26853).path)
+    original = _thread(sotoki.STACKOVERFLOW, 38987).path
+    assert duplicate.xpath("//a/@href[contains(., 'questions/38987/')]") == [
+        f"//:None/../../{original}"
+    ]
+    assert duplicate.xpath("//span[@class='comment-copy']/a/@href") == [f"//:None/../../{original}"]
+
+
+def test_sotoki_entries_are_what_3_1_1_writes(readers: dict[str, ZimReader]) -> None:
+    so = readers["stackoverflow"]
+    paths = {path for path, _title, _redirect in so.iter_entries()}
+    assert {"static/css/primary.css", "static/css/secondary.css", "favicon.ico"} <= paths
+    assert not {p for p in paths if p.startswith("static/js/")}  # the wheel ships no assets
+    assert so.resolve("").path == "questions"
+    assert so.resolve("questions/tagged/python_page=1").path == "questions/tagged/python"
+    assert so.resolve("users_page=1").path == "users"
 
 
 def test_math_keeps_raw_tex_and_mathjax(readers: dict[str, ZimReader]) -> None:
@@ -370,7 +566,7 @@ def test_building_prints_nothing_to_stdout(tmp_path: Path) -> None:
         check=False,
     )
     assert (run.returncode, run.stdout) == (0, "")
-    assert "6 archives" in run.stderr
+    assert f"{len(DEMO_LIBRARIES)} archives" in run.stderr
     assert (tmp_path / "cli" / "corpus.toml").is_file()
 
 

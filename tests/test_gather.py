@@ -68,7 +68,7 @@ DEMO_CASES = [
     (
         "stackoverflow",
         "python super multiple inheritance",
-        "questions/3277367/how-does-pythons-super-work-with-multiple-inheritance",
+        "questions/3277367/how-does-python-s-super-work-with-multiple-inheritance",
     ),
     ("devdocs_python", "str.join", "library/stdtypes"),
     ("devdocs_cpp", "vector push_back", "cpp/container/vector"),

@@ -7,6 +7,7 @@ error an agent can meet.
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -63,3 +64,34 @@ async def test_every_error_an_agent_can_meet(url: str, mode: Any) -> None:
             assert error_payload(await client.call_tool(tool, arguments))["error"] == code
         unknown_library = await client.call_tool("fetch", {"ref": "corpus://nolib/C3"})
         assert error_payload(unknown_library)["error"] == "invalid_ref"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_links_in_a_fetched_document_are_fetchable_over_mcp(url: str, mode: Any) -> None:
+    thread = (
+        "corpus://stackoverflow/questions/43241221/"
+        "how-can-i-run-a-blocking-function-without-freezing-the-asyncio-event-loop"
+    )
+    async with Client(url, mode=mode) as client:
+
+        async def fetch(ref: str, sections: list[str] | None = None) -> dict[str, Any]:
+            arguments: dict[str, Any] = {"ref": ref}
+            if sections is not None:
+                arguments["sections"] = sections
+            return structured(await client.call_tool("fetch", arguments))
+
+        answer = (await fetch(thread, ["accepted-answer"]))["sections"][0]
+        targets = re.findall(r"\]\(((?:corpus://|#)[^)\s]+)\)", answer["content"])
+        assert any(t.startswith("#") for t in targets)
+        assert any(t.startswith("corpus://") and "#" in t for t in targets)
+        for target in targets:
+            ref = thread + target if target.startswith("#") else target
+            landed = await fetch(ref)
+            if "#" in ref:
+                base, _, anchor = ref.partition("#")
+                assert landed["sections"] == (await fetch(base, [anchor]))["sections"]
+        entry = await fetch("corpus://devdocs_python/library/stdtypes#str.join")
+    assert [(s["id"], s["title"]) for s in entry["sections"]] == [
+        ("str.join", "str.join(iterable)")
+    ]
+    assert entry["source_url"] == "https://docs.python.org/3.13/library/stdtypes.html"

@@ -28,6 +28,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
+from corpus_mcp.demo import DEMO_LIBRARIES
 from corpus_mcp.server.stdio import Outstanding, parse_frame
 
 from .mcp_helpers import error_payload, serving, structured
@@ -270,7 +271,7 @@ def test_archives_are_opened_and_checked_before_anything_is_answered(
     lines = server.stderr.splitlines()
     serving_at = next(i for i, line in enumerate(lines) if "over stdio" in line)
     checked = [i for i, line in enumerate(lines) if line.endswith(": check passed")]
-    assert len(checked) == 6  # every demo library
+    assert len(checked) == len(DEMO_LIBRARIES)  # every demo library
     assert max(checked) < serving_at
 
 

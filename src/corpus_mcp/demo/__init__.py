@@ -17,6 +17,7 @@ DEMO_LIBRARIES: tuple[tuple[str, str, str], ...] = (
     ("mdwiki", mdwiki.FILE, "mediawiki"),
     ("devdocs_python", devdocs.PYTHON_FILE, "devdocs"),
     ("devdocs_cpp", devdocs.CPP_FILE, "devdocs"),
+    ("devdocs_postgresql", devdocs.POSTGRESQL_FILE, "devdocs"),
     ("stackoverflow", sotoki.SO_FILE, "stackexchange"),
     ("math", sotoki.MATH_FILE, "stackexchange"),
 )
@@ -26,6 +27,7 @@ _BUILDERS: dict[str, Callable[[Path], Path]] = {
     "mdwiki": mdwiki.build,
     "devdocs_python": devdocs.build,
     "devdocs_cpp": devdocs.build_cpp,
+    "devdocs_postgresql": devdocs.build_postgresql,
     "stackoverflow": sotoki.build,
     "math": sotoki.build_math,
 }

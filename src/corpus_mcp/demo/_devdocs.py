@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import lxml.html
 
 from corpus_mcp.zim.writer import Page
-
-_DT_ID = re.compile(r'<dt[^>]*\bid="([^"]+)"')
 
 
 @dataclass(frozen=True)
@@ -52,52 +49,99 @@ class DocSet:
 def _attribution(docs: DocSet, page: DocPage) -> str:
     url = docs.source_url + ("" if page.path == "index" else page.path + docs.source_suffix)
     return (
-        f'<div class="_attribution"><p class="_attribution-p">{docs.attribution}<br>'
-        f'<a href="{url}" class="_attribution-link">{url}</a></p></div>'
+        f'<div class="_attribution">\n  <p class="_attribution-p">\n    {docs.attribution}<br>\n'
+        f'    <a href="{url}" class="_attribution-link">{url}</a>\n  </p>\n</div>\n'
     )
 
 
 def render_page(docs: DocSet, page: DocPage) -> tuple[str, str]:
-    """The full devdocs2zim page and the plain text devdocs2zim indexes for it."""
+    """The full devdocs2zim page (its ``page.html``, whitespace included) and the plain
+    text devdocs2zim indexes for it."""
     prefix = "../" * page.path.count("/")
     content = page.body + _attribution(docs, page)
-    document = (
-        '<html class="_theme-default">\n<head>\n  <meta charset="utf-8">'
-        f"<title>{html.escape(page.title)}</title>\n"
-        f'  <link rel="preload" href="{prefix}assets/index.js" as="script">\n'
-        f'  <link rel="stylesheet" href="{prefix}application.css">'
-        f'<link rel="stylesheet" href="{prefix}assets/index.css">\n</head>\n<body>\n'
-        ' <div class="_app">\n'
-        f'  <devdocs-navbar current="{page.path}" prefix="{prefix}" '
-        f'listing-src="{prefix}navbar.json"></devdocs-navbar>\n'
-        f'  <div class="_container"><main class="_content"><div class="_page _{docs.slug}">'
-        f"{content}</div></main></div>\n </div>\n"
-        f' <script src="{prefix}assets/index.js"></script>\n</body></html>'
-    )
+    document = f"""<html class="_theme-default">
+<head>
+    <meta charset="utf-8">
+    <title>{html.escape(page.title)}</title>
+
+    <link rel="preload" href="{prefix}assets/index.js" as="script" type="text/javascript" />
+
+    <link rel="stylesheet" type="text/css" href="{prefix}application.css" />
+    <link rel="stylesheet" type="text/css" href="{prefix}assets/index.css" />
+</head>
+<body>
+    <div class="_app">
+        <devdocs-navbar current="{page.path}" prefix="{prefix}" listing-src="{prefix}navbar.json"></devdocs-navbar>
+        <div class="_container">
+            <main class="_content">
+                <div class="_page _{docs.slug}">{content}</div>
+            </main>
+        </div>
+    </div>
+    <script type="text/javascript" src="{prefix}assets/index.js"></script>
+</body>
+
+</html>"""  # noqa: E501
     text = " ".join(lxml.html.fragment_fromstring(content, create_parent="div").itertext())
     return document, " ".join(text.split())
 
 
+# Sphinx object kinds DevDocs names with a trailing "()".
+_CALLABLE_KINDS = frozenset({"function", "method", "classmethod", "staticmethod", "decorator"})
+
+
+def _entry_name(term: lxml.html.HtmlElement) -> str:
+    """DevDocs' index name for a ``dt[id]``: ``str.join()`` for a Sphinx callable, the
+    id for other Sphinx objects, ``Config: shared_buffers`` for a PostgreSQL setting."""
+    anchor = str(term.get("id"))
+    holder = term.getparent()
+    kinds = set(str(holder.get("class", "")).split()) if holder is not None else set()
+    if "py" in kinds:
+        return anchor + "()" if kinds & _CALLABLE_KINDS else anchor
+    if "variablelist" in kinds:
+        setting = term.find(".//code")
+        return f"Config: {setting.text_content() if setting is not None else anchor}"
+    return anchor
+
+
+def _page_entries(page: DocPage) -> list[dict[str, str]]:
+    """The page's index entries: itself (unless DevDocs gives it none, as for
+    PostgreSQL's settings pages, which devdocs2zim then titles after their first entry),
+    then one per ``dt[id]``."""
+    tree = lxml.html.fragment_fromstring(page.body, create_parent="div")
+    anchors = [
+        {"name": _entry_name(term), "href": f"{page.path}#{term.get('id')}"}
+        for term in tree.iter("dt")
+        if term.get("id")
+    ]
+    if any(entry["name"] == page.title for entry in anchors):
+        return anchors
+    return [{"name": page.title, "href": page.path}, *anchors]
+
+
+def _by_name(entry: dict[str, str]) -> str:
+    return entry["name"].casefold()
+
+
 def navbar(docs: DocSet, pages: Sequence[DocPage]) -> str:
-    """``navbar.json``: the whole symbol index, grouped by type, camelCase keys."""
+    """``navbar.json``: the whole symbol index, grouped by type, camelCase keys; groups
+    and entries in DevDocs' case-insensitive order, written compactly as devdocs2zim does."""
     groups: dict[str, list[dict[str, str]]] = {}
     for page in pages:
-        if page.path == "index":
-            continue
-        entries = groups.setdefault(page.type, [])
-        entries.append({"name": page.title, "href": page.path})
-        entries += [
-            {"name": anchor, "href": f"{page.path}#{anchor}"}
-            for anchor in _DT_ID.findall(page.body)
-        ]
+        if page.path != "index":
+            groups.setdefault(page.type, []).extend(_page_entries(page))
+    children: list[dict[str, object]] = [
+        {"name": name, "children": sorted(groups[name], key=_by_name)}
+        for name in sorted(groups, key=str.casefold)
+    ]
     document = {
         "name": docs.name,
         "landingHref": "index",
         "licenseHref": "licenses.txt",
         "version": docs.version,
-        "children": [{"name": t, "children": e} for t, e in sorted(groups.items())],
+        "children": children,
     }
-    return json.dumps(document, ensure_ascii=False)
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
 
 
 def docset_entries(docs: DocSet, pages: Sequence[DocPage]) -> list[Page]:

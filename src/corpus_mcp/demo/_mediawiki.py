@@ -89,6 +89,13 @@ def href_to(from_path: str, to_path: str, fragment: str = "") -> str:
     return prefix + target + (f"#{fragment}" if fragment else "")
 
 
+def wiki_url(host: str, path: str) -> str:
+    """An article's URL as MediaWiki writes it (``wfUrlencode``: parentheses, commas and
+    colons stay, an apostrophe and non-ASCII letters are escaped), e.g. the canonical
+    ``https://en.wikipedia.org/wiki/Billboard_(magazine)`` of the real archives."""
+    return f"https://{host}/wiki/{quote(path, safe=';@$!*(),/~:')}"
+
+
 def anchor_ids(headings: Iterable[str]) -> list[str]:
     """MediaWiki heading anchors: spaces to ``_``, repeats suffixed ``_2``, ``_3``…"""
     seen: dict[str, int] = {}
@@ -182,10 +189,18 @@ def _lead(article: Article) -> str:
     return "".join(parts)
 
 
+#: Appendices that come after the references (Wikipedia's order: See also, References,
+#: Further reading, External links).
+_AFTER_REFERENCES = frozenset({"Further reading", "External links"})
+
+
 def _all_sections(article: Article) -> list[Section]:
     sections = list(article.sections)
     if article.references:
-        sections.append(Section(2, "References", (_references(article),)))
+        at = len(sections)
+        while at and sections[at - 1].level == 2 and sections[at - 1].heading in _AFTER_REFERENCES:
+            at -= 1
+        sections.insert(at, Section(2, "References", (_references(article),)))
     return sections
 
 
@@ -237,7 +252,7 @@ def navbox(title: str, group: str, links: Sequence[tuple[str, str]], from_path: 
 
 
 def _footer(article: Article, host: str) -> str:
-    url = f"https://{host}/wiki/{quote(article.path)}"
+    url = wiki_url(host, article.path)
     return (
         '<!--htdig_noindex--><div><div class="zim-footer">This article is issued from '
         f'<a class="external text" href="{url}">{host.split(".")[-2].capitalize()}</a>. '
@@ -271,7 +286,7 @@ def render_article(article: Article, *, host: str, navbox_html: str = "") -> str
         'lang="en" dir="ltr"><head><meta charset="UTF-8">'
         f"<title>{title}</title>"
         f'<link rel="icon" href="{res}_res_/favicon.png">'
-        f'<link rel="canonical" href="https://{host}/wiki/{quote(path)}">'
+        f'<link rel="canonical" href="{wiki_url(host, path)}">'
         f'<link rel="stylesheet" href="{res}_mw_/skins.vector.styles.css">'
         f'<link rel="stylesheet" href="{res}_mw_/ext.cite.styles.css">'
         f'<link rel="stylesheet" href="{res}_res_/footer.css">'

@@ -1,12 +1,21 @@
-"""Demo DevDocs archives (devdocs2zim v0.2.1): Python 3.13 and C++.
+"""Demo DevDocs archives (devdocs2zim v0.2.1): Python 3.13, C++ and PostgreSQL 16.
 
 Each documentation lives under ``data/devdocs/<slug>/`` as DevDocs itself stores it:
 ``docset.json`` (the docset, its date and the index of pages: path, title, symbol type)
 and ``db/<path>.html``, the page HTML after DevDocs' filters. Python pages have Sphinx's
 shape (``section[id]`` wrappers, ``dt[id]`` API anchors, the unwrapped local TOC list);
-C++ pages have cppreference's (``hN[id]``). Titles follow devdocs2zim's rule (the last
-index entry that opens the page), so several differ from the page's ``<h1>``:
-``Functions``, ``std::stoll``.
+C++ pages have cppreference's (``hN[id]``); PostgreSQL pages DocBook's, as DevDocs
+cleans them (``div.sect2[id]`` wrappers, ``dl.variablelist > dt[id]`` settings). Titles
+follow devdocs2zim's rule (the last index entry that opens the page, else its first
+entry with a fragment), so several differ from the page's ``<h1>``: ``Functions``,
+``std::stoll``, ``Config: maintenance_work_mem``.
+
+The pages hold the shapes the real archives show: class entries with their methods
+nested (``threading.Thread``), an entry whose description follows the list (Django's
+style, ``asyncio.gather``), a heading naming its one entry (``cache()``), terms sharing a
+description (the rich comparison methods), a signature too long for a title
+(``subprocess.run``), links to other pages, inside the page and to pages DevDocs left
+out (absolute), and the empty tables DevDocs leaves behind.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from corpus_mcp.zim.writer import write_zim
 
 PYTHON_FILE = "devdocs/devdocs_en_python_2026-05.zim"
 CPP_FILE = "devdocs/devdocs_en_cpp_2026-04.zim"
+POSTGRESQL_FILE = "devdocs/devdocs_en_postgresql_2026-04.zim"
 
 
 class Docset(msgspec.Struct, frozen=True):
@@ -55,3 +65,8 @@ def build(path: Path) -> Path:
 def build_cpp(path: Path) -> Path:
     """Write the demo DevDocs C++ archive at ``path``."""
     return _build("cpp", path)
+
+
+def build_postgresql(path: Path) -> Path:
+    """Write the demo DevDocs PostgreSQL archive at ``path``."""
+    return _build("postgresql", path)

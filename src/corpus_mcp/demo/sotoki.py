@@ -1,11 +1,18 @@
-"""Demo Stack Exchange archives (sotoki v3.0.2): Stack Overflow and Mathematics.
+"""Demo Stack Exchange archives (sotoki v3.1.1): Stack Overflow and Mathematics.
 
 Each site is one file, ``data/stackexchange/<site>.json`` (users and threads, post
-bodies as the site's HTML). Threads overlap the other demo archives on purpose (super()
-and the MRO, vector vs list, asyncio vs threads, regex, git, std::stoi, Euler's
+bodies and comments as the site's HTML, links as the site writes them; ``_sotoki``
+rewrites them as sotoki does). Threads overlap the other demo archives on purpose
+(super() and the MRO, vector vs list, asyncio vs threads, regex, git, std::stoi, Euler's
 identity, the Basel sum). In several threads the accepted answer is not the highest
 scored, as on the real sites. Math posts keep their TeX raw (``$…$``, ``$$…$$``,
 ``\\(…\\)``); one Stack Overflow thread contains dollar-delimited TeX too.
+
+What the real archives show and these reproduce: an answer with headings of its own and
+links of every kind (to another thread, to an answer of the same thread and of another,
+to a user and a tag page, to the web) in the blocking-call thread (43241221), comments
+with links, "Linked" sidebars, edits by the owner and by others, and a question closed
+as a duplicate (26853, of 38987) whose only trace is a comment.
 """
 
 from __future__ import annotations
