@@ -25,6 +25,8 @@ MAX_PER_KEY = 8
 #: A tail match is a little less sure than the full name.
 TAIL_FACTOR = 0.8
 _SEPARATOR = re.compile(r"(::|\.)")
+# A kind in parentheses closing a name, as DevDocs writes Django's: "(setting)".
+_QUALIFIER = re.compile(r"\s+\([a-z][a-z ]*\)$")
 
 
 class Symbol(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -54,6 +56,11 @@ class SymbolTable:
             _add(self._full, key, symbol)
             for tail in _tails(key):
                 _add(self._tails, tail, symbol)
+            # DevDocs qualifies names by kind: "ALLOWED_HOSTS (setting)", "date (template
+            # filter)"; an agent writes the name alone.
+            bare = _QUALIFIER.sub("", key)
+            if bare != key and bare:
+                _add(self._full, bare, symbol)
 
     def __len__(self) -> int:
         return sum(len(found) for found in self._full.values())

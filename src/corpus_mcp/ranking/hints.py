@@ -106,8 +106,10 @@ def _title(section: Section, document: Document) -> str:
 
 
 def _names_only_the_page(words: Sequence[Word], document: Document) -> bool:
-    """Whether every weighed word of the query is in the document's title."""
-    title_stems = stem_set(document.title)
+    """Whether every weighed word of the query is in the document's title or its page
+    heading (DevDocs titles "Sequence Functions" the page headed "Sequence Manipulation
+    Functions")."""
+    title_stems = stem_set(document.title) | stem_set(document.metadata.get("heading", ""))
     return all(term_in(w.text, title_stems) for w in words if w.weight > 0)
 
 
