@@ -167,7 +167,7 @@ async def test_comments_keep_their_links(corpus: Corpus) -> None:
 
 async def test_the_linked_sidebar_gives_fetchable_refs(corpus: Corpus) -> None:
     out = await corpus.fetch(refs.encode("stackoverflow", BLOCKING_THREAD), ["question"])
-    assert out.sections[0].metadata is not None
+    assert isinstance(out.sections[0].metadata, dict)
     linked = out.sections[0].metadata["linked"]
     assert isinstance(linked, list) and len(linked) == 2
     for entry in linked:
@@ -192,7 +192,7 @@ async def test_thread_posts_have_dates_demoted_headings_and_comments_after_them(
             code_free = without_code(section.content)
             assert not re.search(r"(?m)^#{1,2} ", code_free), (out.ref, section.id)
             if section.id.startswith(("answer-", "accepted-answer")):
-                assert section.metadata is not None
+                assert isinstance(section.metadata, dict)
                 assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d", str(section.metadata["created"]))
 
 
@@ -202,7 +202,7 @@ async def test_an_answers_own_headings_sit_below_it(corpus: Corpus) -> None:
     assert answer.level == 2
     assert "\n### Why the loop freezes\n" in answer.content
     assert "\n#### On Python 3.8 and older\n" in answer.content
-    assert answer.metadata is not None
+    assert isinstance(answer.metadata, dict)
     assert (answer.metadata["created"], answer.metadata["edited"]) == (
         "2017-04-05T19:02",
         "2021-06-14T16:40",
@@ -212,7 +212,7 @@ async def test_an_answers_own_headings_sit_below_it(corpus: Corpus) -> None:
         "corpus://math/questions/8337/different-methods-to-compute-sum-limits-k-1-infty-frac-1-k-2",
         ["accepted-answer"],
     )
-    assert math.sections[0].metadata is not None
+    assert isinstance(math.sections[0].metadata, dict)
     assert math.sections[0].metadata["edited"] == "2011-02-03T12:00:00.000"
 
 
