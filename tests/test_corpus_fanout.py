@@ -161,7 +161,9 @@ class FakeAdapter(AdapterDefaults):
     def section_for_path(self, requested_path: str) -> str | None:
         return None
 
-    def parse(self, path: str, title: str, html: bytes, library: str) -> Document:
+    def parse(
+        self, path: str, title: str, html: bytes, library: str, *, view: bool = False
+    ) -> Document:
         lead = Section(id="", title="", level=1, content=f"{title} is about concurrency in Python.")
         return Document(path=path, title=title, kind="article", sections=[lead])
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from corpus_mcp import assemble
 from corpus_mcp.adapters.entries import ENTRY_TITLE_CHARS, split_entries
-from corpus_mcp.cleaning import parse_html, to_markdown
+from corpus_mcp.cleaning import Rendering, parse_html, to_markdown
 from corpus_mcp.document import Document, Section, walk
 
 
@@ -12,9 +12,7 @@ def _split(html: str, heading: str = "", level: int = 2) -> tuple[str, list[Sect
     holder = parse_html(f"<div>{html}</div>".encode()).find(".//div")
     assert holder is not None
     taken: set[str] = set()
-    entries = split_entries(
-        holder, level, taken, lambda node, at: to_markdown(node, below_level=at), heading
-    )
+    entries = split_entries(holder, level, taken, Rendering(), heading)
     return to_markdown(holder), entries
 
 

@@ -17,7 +17,8 @@ import trio
 
 from corpus_mcp import parsing
 from corpus_mcp.adapters import get_adapter
-from corpus_mcp.parsing import ParseFailure, ParsePool, open_parse_pool, parse
+from corpus_mcp.document import walk
+from corpus_mcp.parsing import ParseFailure, joined, open_parse_pool, parse
 from corpus_mcp.zim import ZimReader
 from tests import parse_jobs
 
@@ -61,11 +62,18 @@ async def test_workers_parse_and_index_exactly_as_this_process(
         )
     assert there.document == here.document
     assert there.terms == here.terms
-    assert there.weight == here.weight > len(content) // 4
-    # A fetch parses without the index; search adds it later, to the same document.
-    assert fetched.terms is None and fetched.weight < there.weight
-    indexed = await ParsePool.in_threads().index(fetched)
-    assert indexed.terms == here.terms and indexed.weight == here.weight
+    assert there.weight == here.weight > len(content) // 8
+    # Search reads the page's view (passages, no Markdown), fetch the whole page.
+    assert there.document.view and not fetched.document.view
+    assert fetched.terms is None
+    assert [s.id for s in walk(fetched.document.sections)] == [
+        s.id for s in walk(there.document.sections)
+    ]
+    assert all(not s.content for s in walk(there.document.sections))
+    assert any(s.content for s in walk(fetched.document.sections))
+    # The cache joins them: the whole document, ranked on the view's index.
+    both = joined(fetched.document, there.terms)
+    assert both.terms == here.terms and both.document == fetched.document
 
 
 async def test_without_workers_documents_parse_in_threads(demo_archives: dict[str, Path]) -> None:

@@ -39,7 +39,7 @@ from corpus_mcp.errors import CorpusError
 from corpus_mcp.fanout import Abandonable, Checkpoint, Failure, Job, Occupancy, Stuck, fan_out
 from corpus_mcp.federate import Candidate, competitive, federate, order, rescore, weigh_words
 from corpus_mcp.gather import Hit, Landed, LibraryHits, collect_hits, land, load_symbols
-from corpus_mcp.parsing import Parsed, ParsePool, open_parse_pool
+from corpus_mcp.parsing import Parsed, ParsePool, joined, open_parse_pool
 from corpus_mcp.ranking.evidence import WEIGHT_SYMBOL, Word, mentioned, read_evidence
 from corpus_mcp.ranking.scope import Scope
 from corpus_mcp.ranking.scope import library_scope as scope_of
@@ -440,7 +440,7 @@ class Corpus:
         # Only canonical content paths are cache keys, and such a path lands on itself
         # with no section: a cached document needs no trip to the archive at all.
         cached = self._documents.get((library.service.info.uuid, path))
-        document = cached.document if cached is not None else None
+        document = cached.document if cached is not None and not cached.document.view else None
         landing: str | None = None
         if document is None:
             # A fetch's archive work gets the time a search gets: an archive that does
@@ -549,11 +549,15 @@ class Corpus:
     # -- documents --------------------------------------------------------------------
 
     async def _document(self, library: Library, path: str, title: str) -> Document:
+        """The whole document (a search's view of it, if cached, is read again whole;
+        the whole one then serves later searches too)."""
         key = (library.service.info.uuid, path)
         cached = self._documents.get(key)
-        if cached is not None:
+        if cached is not None and not cached.document.view:
             return cached.document
         parsed = await self._read(library, path, title, index=False)
+        if cached is not None:
+            parsed = joined(parsed.document, cached.terms)
         self._documents.put(key, parsed, parsed.weight)
         return parsed.document
 
@@ -582,15 +586,15 @@ class Corpus:
     async def _searchable(
         self, library: Library, path: str, title: str
     ) -> tuple[Document, DocumentTerms]:
-        """The document and its word index (computed once, kept in the same cache)."""
+        """The document and the word index of its view (computed once, kept in the same
+        cache; a whole document a fetch read is kept beside it)."""
         key = (library.service.info.uuid, path)
-        parsed = self._documents.get(key)
-        if parsed is None:
-            parsed = await self._read(library, path, title, index=True)
-        elif parsed.terms is None:
-            parsed = await self._parser.index(parsed)
-        else:
-            return parsed.document, parsed.terms
+        cached = self._documents.get(key)
+        if cached is not None and cached.terms is not None:
+            return cached.document, cached.terms
+        parsed = await self._read(library, path, title, index=True)
+        if cached is not None:
+            parsed = joined(cached.document, parsed.terms)
         self._documents.put(key, parsed, parsed.weight)
         assert parsed.terms is not None
         return parsed.document, parsed.terms

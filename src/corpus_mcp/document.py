@@ -27,6 +27,17 @@ Role = Literal["text", "entry", "comments", "reference"]
 """
 
 
+PROSE, LIST, TABLE = "prose", "list", "table"
+
+
+class Passage(msgspec.Struct, frozen=True, gc=False):
+    """One block of a section's text as search reads it: plain text, and whether it is
+    prose, a list (items joined by ``; ``) or a table (cells by ``, ``, rows by ``; ``)."""
+
+    kind: str
+    text: str
+
+
 class Section(msgspec.Struct, kw_only=True, gc=False):
     """One node of a document's section tree.
 
@@ -45,6 +56,9 @@ class Section(msgspec.Struct, kw_only=True, gc=False):
     metadata: dict[str, str | int | bool | list[str]] | None = None
     anchors: list[str] = msgspec.field(default_factory=list)
     role: Role = "text"
+    passages: tuple[Passage, ...] | None = None
+    """In a document read for search only (:attr:`Document.view`): the section's text as
+    passages, ``content`` being empty. None in a document read for fetch."""
 
     @property
     def reference(self) -> bool:
@@ -65,6 +79,10 @@ class Document(msgspec.Struct, kw_only=True, gc=False):
     kind: Kind
     sections: list[Section]
     metadata: dict[str, str] = msgspec.field(default_factory=dict)
+    view: bool = False
+    """Read for search only: the section tree with each section's passages and no
+    Markdown (rendering is most of what reading a page costs, and search does not show
+    it). Fetch reads the page again, whole."""
 
 
 def walk(sections: list[Section]) -> Iterator[Section]:

@@ -57,22 +57,26 @@ class ParseFailure(Exception):
 def parse(
     adapter: Adapter, library: str, path: str, title: str, content: bytes, *, index: bool
 ) -> Parsed:
-    """Parse (and, for search, index) one document's bytes (``library``: the name its
-    links' refs carry)."""
-    document = adapter.parse(path, title, content, library)
+    """Parse one document's bytes (``library``: the name its links' refs carry): for
+    search (``index``) as its view and word index, for fetch whole."""
+    document = adapter.parse(path, title, content, library, view=index)
     terms = index_document(document) if index else None
     return Parsed(document=document, terms=terms, weight=_weight(document, terms))
 
 
-def add_index(parsed: Parsed) -> Parsed:
-    """A parsed document (read by a fetch) with the word index search needs."""
-    terms = index_document(parsed.document)
-    return Parsed(document=parsed.document, terms=terms, weight=_weight(parsed.document, terms))
+def joined(document: Document, terms: DocumentTerms | None) -> Parsed:
+    """One cache entry from a whole document (a fetch's) and the word index of its view
+    (a search's): search always ranks on the view's index, whichever read came first,
+    so its answers do not depend on what was fetched before."""
+    return Parsed(document=document, terms=terms, weight=_weight(document, terms))
 
 
 def _weight(document: Document, terms: DocumentTerms | None) -> int:
     """Approximate memory of a parsed document (characters dominate) and its index."""
-    text = sum(256 + len(s.id) + len(s.title) + len(s.content) for s in walk(document.sections))
+    text = sum(
+        256 + len(s.id) + len(s.title) + len(s.content) + sum(len(p.text) for p in s.passages or ())
+        for s in walk(document.sections)
+    )
     return 512 + len(document.title) + text + (terms.size if terms is not None else 0)
 
 
@@ -161,11 +165,6 @@ class ParsePool:
             raise ParseFailure(f"the worker parsing {path!r} died ({exc.args[-1]!r})") from None
         parsed: Parsed = pickle.loads(pickled)
         return parsed
-
-    async def index(self, parsed: Parsed) -> Parsed:
-        """Add the word index to a document parsed for a fetch (in a thread: the
-        document is already here, and shipping it to a worker costs what indexing does)."""
-        return await trio.to_thread.run_sync(add_index, parsed, limiter=self._limiter)
 
     async def warm_up(self) -> None:
         """Start every worker now, so the first searches do not wait for Python to start

@@ -75,9 +75,12 @@ class Adapter(Protocol):
         the archive's metadata), so an agent can cite it; never fetched."""
         ...
 
-    def parse(self, path: str, title: str, html: bytes, library: str) -> Document:
+    def parse(
+        self, path: str, title: str, html: bytes, library: str, *, view: bool = False
+    ) -> Document:
         """The document for a content entry; ``title`` is the entry's ZIM title and
-        ``library`` the name its links' refs carry."""
+        ``library`` the name its links' refs carry. ``view``: read for search only (each
+        section's passages, no Markdown; see :attr:`Document.view`)."""
         ...
 
 

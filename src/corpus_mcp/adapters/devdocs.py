@@ -23,11 +23,10 @@ from corpus_mcp.adapters.base import AdapterDefaults, Landing, symbol_key
 from corpus_mcp.adapters.entries import INDEX_TARGET_ID, split_entries, unique_id
 from corpus_mcp.adapters.links import LinkResolver
 from corpus_mcp.cleaning import (
-    LinkTarget,
+    Rendering,
     drop,
     make_element,
     parse_html,
-    to_markdown,
     visible_text,
     xml_safe_retry,
     xpath_has_class,
@@ -129,7 +128,9 @@ class DevDocsAdapter(AdapterDefaults):
         return list(dict.fromkeys(symbols))
 
     @xml_safe_retry
-    def parse(self, path: str, title: str, html: bytes, library: str) -> Document:
+    def parse(
+        self, path: str, title: str, html: bytes, library: str, *, view: bool = False
+    ) -> Document:
         """The page's section tree; metadata carries ``heading``, ``source_url``, ``missing``."""
         root = parse_html(html)
         page = _content_root(root)
@@ -138,6 +139,8 @@ class DevDocsAdapter(AdapterDefaults):
         if source_url:
             metadata["source_url"] = source_url
         _strip_chrome(page, html)
+        rendering = Rendering(links=LinkResolver(library, path, serves=self.serves), view=view)
+        rendering.prepare(page, html)
         h1 = next(iter(_elements(page, ".//h1")), None)
         heading = visible_text(h1).strip() if h1 is not None else ""
         if heading:
@@ -152,6 +155,7 @@ class DevDocsAdapter(AdapterDefaults):
                 kind="documentation",
                 sections=[lead],
                 metadata=metadata,
+                view=view,
             )
         lead_anchors: list[_Block] = []
         if h1 is not None:
@@ -159,14 +163,14 @@ class DevDocsAdapter(AdapterDefaults):
             lead_anchors.append(_Block(anchor=h1.get("id")))
             h1.drop_tree()
         blocks = lead_anchors + _without_local_toc(list(_flatten(page)))
-        links = LinkResolver(library, path, serves=self.serves)
-        sections = _build_sections(blocks, heading or document_title, links)
+        sections = _build_sections(blocks, heading or document_title, rendering)
         return Document(
             path=path,
             title=document_title,
             kind="documentation",
             sections=sections,
             metadata=metadata,
+            view=view,
         )
 
 
@@ -310,7 +314,7 @@ def _links_only_in_page(node: HtmlElement) -> bool:
     return bool(hrefs) and all(href.startswith("#") for href in hrefs)
 
 
-def _build_sections(blocks: list[_Block], lead_title: str, links: LinkTarget) -> list[Section]:
+def _build_sections(blocks: list[_Block], lead_title: str, rendering: Rendering) -> list[Section]:
     """Nest headings by level under a lead section (id ``""``) for the text before them."""
     lead = _Draft(Section(id="", title=lead_title, level=1))
     drafts = [lead]
@@ -334,7 +338,7 @@ def _build_sections(blocks: list[_Block], lead_title: str, links: LinkTarget) ->
             taken.add(block.anchor)
             current.section.anchors.append(block.anchor)
     for draft in drafts:
-        _finish(draft, taken, links)
+        _finish(draft, taken, rendering)
     return top
 
 
@@ -357,7 +361,7 @@ def _new_section(
     return section
 
 
-def _finish(draft: _Draft, taken: set[str], links: LinkTarget) -> None:
+def _finish(draft: _Draft, taken: set[str], rendering: Rendering) -> None:
     """Render the draft's nodes to Markdown, its API entries as sections of their own
     (:mod:`corpus_mcp.adapters.entries`), and record the ids they carry as anchors."""
     # The page's tree has been walked in full by now, so its nodes are moved, not copied
@@ -369,17 +373,14 @@ def _finish(draft: _Draft, taken: set[str], links: LinkTarget) -> None:
         else:
             holder.append(item)
     section = draft.section
-
-    def render(node: HtmlElement, level: int) -> str:
-        return to_markdown(node, links=links, below_level=level).strip()
-
-    section.children[:0] = split_entries(holder, section.level, taken, render, section.title)
+    section.children[:0] = split_entries(holder, section.level, taken, rendering, section.title)
     for node in _elements(holder, ".//*[@id]"):
         anchor = str(node.get("id", "")).strip()
         if anchor and anchor not in taken and not INDEX_TARGET_ID.fullmatch(anchor):
             taken.add(anchor)
             section.anchors.append(anchor)
-    section.content = render(holder, section.level) if len(holder) or holder.text else ""
+    text = rendering(holder, section.level) if len(holder) or holder.text else rendering.nothing()
+    section.content, section.passages = text
 
 
 def _append_text(holder: HtmlElement, text: str) -> None:

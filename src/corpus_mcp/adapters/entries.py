@@ -33,7 +33,7 @@ from typing import Final
 
 from lxml.html import HtmlElement
 
-from corpus_mcp.cleaning import make_element, visible_text
+from corpus_mcp.cleaning import Rendered, make_element, visible_text
 from corpus_mcp.document import Section
 
 #: Longest entry title; a longer signature is cut at a word and given whole in the text.
@@ -45,8 +45,8 @@ _ID_JUNK: Final = re.compile(r"[^\w.\-]+")
 INDEX_TARGET_ID: Final = re.compile(r"index-\d+")
 _NAME_JUNK: Final = re.compile(r"[^\w.]+")
 
-Render = Callable[[HtmlElement, int], str]
-"""Markdown of a node that belongs to a section of the given level."""
+Render = Callable[[HtmlElement, int], Rendered]
+"""The text of a node that belongs to a section of the given level."""
 
 
 @dataclass
@@ -180,11 +180,13 @@ def _entry_section(entry: _Entry, level: int, taken: set[str], render: Render) -
         if anchor and anchor not in taken and not INDEX_TARGET_ID.fullmatch(anchor):
             taken.add(anchor)
             anchors.append(anchor)
+    content, passages = render(holder, level)
     return Section(
         id=section_id,
         title=title,
         level=level,
-        content=render(holder, level),
+        content=content,
+        passages=passages,
         children=children,
         anchors=anchors,
         role="entry",

@@ -30,11 +30,11 @@ from lxml.html import HtmlElement
 from corpus_mcp.adapters.base import AdapterDefaults, Landing
 from corpus_mcp.adapters.links import LinkResolver, web_url
 from corpus_mcp.cleaning import (
-    LinkTarget,
+    Rendered,
+    Rendering,
     classes,
     make_element,
     parse_html,
-    to_markdown,
     visible_text,
     xml_safe_retry,
     xpath_has_class,
@@ -171,7 +171,9 @@ class MediaWikiAdapter(AdapterDefaults):
         return None
 
     @xml_safe_retry
-    def parse(self, path: str, title: str, html: bytes, library: str) -> Document:
+    def parse(
+        self, path: str, title: str, html: bytes, library: str, *, view: bool = False
+    ) -> Document:
         root = parse_html(_without_htdig(html))
         by_id = _index_ids(root)
         metadata: dict[str, str] = {}
@@ -183,13 +185,20 @@ class MediaWikiAdapter(AdapterDefaults):
         doc_title = _document_title(root, by_id, title)
         content = _content_root(root, by_id)
         _strip_junk(content)
+        links = LinkResolver(library, path, serves=self.serves, rewrite=_without_html_suffix)
+        rendering = Rendering(links=links, view=view)
+        rendering.prepare(content, html)
         lead = _Draft(_Heading(level=1, id="", title=""))
         drafts = _build_tree(lead, _linearise(content, doc_title))
         _assign_unique_ids(drafts)
-        links = LinkResolver(library, path, serves=self.serves, rewrite=_without_html_suffix)
-        sections = [_finish(draft, links) for draft in drafts]
+        sections = [_finish(draft, rendering) for draft in drafts]
         return Document(
-            path=path, title=doc_title, kind="article", sections=sections, metadata=metadata
+            path=path,
+            title=doc_title,
+            kind="article",
+            sections=sections,
+            metadata=metadata,
+            view=view,
         )
 
 
@@ -473,7 +482,7 @@ def _is_reference_section(title: str, nodes: list[HtmlElement | str]) -> bool:
     return bool(meaningful) and all(_is_reference_list(n) for n in meaningful)
 
 
-def _render(nodes: list[HtmlElement | str], links: LinkTarget) -> str:
+def _render(nodes: list[HtmlElement | str], rendering: Rendering) -> Rendered:
     wrapper = make_element("div")
     for node in nodes:
         if isinstance(node, str):
@@ -486,7 +495,7 @@ def _render(nodes: list[HtmlElement | str], links: LinkTarget) -> str:
             # element goes in without it (keeping it would render the text twice).
             wrapper.append(node)
             node.tail = None
-    return to_markdown(wrapper, links=links)
+    return rendering(wrapper)
 
 
 def _walk_drafts(drafts: list[_Draft]) -> Iterator[_Draft]:
@@ -511,7 +520,7 @@ def _assign_unique_ids(drafts: list[_Draft]) -> None:
         used.add(section_id)
 
 
-def _finish(draft: _Draft, links: LinkTarget) -> Section:
+def _finish(draft: _Draft, rendering: Rendering) -> Section:
     heading = draft.heading
     citations = bool(heading.id) and _is_reference_section(heading.title, draft.nodes)
     apparatus = heading.title.strip().lower().rstrip(":") in _APPARATUS_TITLES
@@ -520,11 +529,13 @@ def _finish(draft: _Draft, links: LinkTarget) -> Section:
     if not citations:
         # A citation list under an ordinary heading is apparatus, not content.
         nodes = [n for n in nodes if isinstance(n, str) or not _is_reference_list(n)]
+    content, passages = _render(nodes, rendering)
     return Section(
         id=heading.id,
         title=heading.title,
         level=heading.level,
-        content=_render(nodes, links),
-        children=[_finish(child, links) for child in draft.children],
+        content=content,
+        passages=passages,
+        children=[_finish(child, rendering) for child in draft.children],
         role="reference" if reference else "text",
     )

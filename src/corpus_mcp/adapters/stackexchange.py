@@ -19,15 +19,14 @@ from lxml.html import HtmlElement
 from corpus_mcp.adapters.base import AdapterDefaults
 from corpus_mcp.adapters.links import LinkResolver
 from corpus_mcp.cleaning import (
-    LinkTarget,
+    Rendering,
     has_class,
     parse_html,
-    to_markdown,
     visible_text,
     xml_safe_retry,
     xpath_has_class,
 )
-from corpus_mcp.document import Document, Section
+from corpus_mcp.document import LIST, Document, Passage, Section
 
 _THREAD_PATH: Final = re.compile(r"questions/\d+/[^/]+")
 # What links may name besides threads: sotoki's redirects to a thread or to an answer.
@@ -144,7 +143,9 @@ class StackExchangeAdapter(AdapterDefaults):
         return f"answer-{match.group(1)}" if match else None
 
     @xml_safe_retry
-    def parse(self, path: str, title: str, html: bytes, library: str) -> Document:
+    def parse(
+        self, path: str, title: str, html: bytes, library: str, *, view: bool = False
+    ) -> Document:
         """The thread's sections; pages without a ``#question`` post become one section."""
         root = parse_html(html)
         tex = _loads_mathjax(root)
@@ -162,12 +163,15 @@ class StackExchangeAdapter(AdapterDefaults):
             return f"#{found.group(1)}" if found and found.group(1) in on_page else href
 
         links = LinkResolver(library, path, serves=self.serves, rewrite=repaired)
+        rendering = Rendering(links=links, tex=tex, view=view)
+        body = root.find("body")
+        rendering.prepare(body if body is not None else root, html)  # the head is read below
         question = _first(root, "//div[@id='question']")
         if question is None:
-            return _generic_document(path, title, root, tex, links)
+            return _generic_document(path, title, root, rendering)
         question_title = _text(_first(root, "//div[@id='question-header']//h1")) or title.strip()
         document_title = question_title or title.strip() or path
-        posts = _Posts(tex, links)
+        posts = _Posts(rendering)
         sections = [posts.question(root, question, document_title)]
         answers = _elements(
             root,
@@ -181,7 +185,12 @@ class StackExchangeAdapter(AdapterDefaults):
         if tex:
             metadata["tex"] = "true"
         return Document(
-            path=path, title=document_title, kind="thread", sections=sections, metadata=metadata
+            path=path,
+            title=document_title,
+            kind="thread",
+            sections=sections,
+            metadata=metadata,
+            view=view,
         )
 
 
@@ -211,9 +220,9 @@ def _site_title(root: HtmlElement, question_title: str) -> str:
 class _Posts:
     """Renders the posts of one thread (TeX on math sites, links resolved)."""
 
-    def __init__(self, tex: bool, links: LinkTarget) -> None:
-        self.tex = tex
-        self.links = links
+    def __init__(self, rendering: Rendering) -> None:
+        self.rendering = rendering
+        self.links = rendering.links or (lambda _anchor: None)
 
     def question(self, root: HtmlElement, question: HtmlElement, title: str) -> Section:
         # Only the tag list: comments may render ``[tag:x]`` as post-tag links too.
@@ -271,10 +280,8 @@ class _Posts:
         """A post's section: its body (its own headings below the section's level), and
         its comments as a child section."""
         body = _first(post, f".//div[{xpath_has_class('js-post-body')}]")
-        content = (
-            to_markdown(body, tex=self.tex, links=self.links, below_level=2).strip()
-            if body is not None
-            else ""
+        content, passages = (
+            self.rendering(body, below_level=2) if body is not None else self.rendering.nothing()
         )
         comments = self.comments(post)
         return Section(
@@ -282,6 +289,7 @@ class _Posts:
             title=title,
             level=2,
             content=content,
+            passages=passages,
             metadata=metadata,
             anchors=anchors,
             children=[comments] if comments is not None else [],
@@ -291,14 +299,17 @@ class _Posts:
         """The post's comments, one list item each: ``- (score) text — Author, date``,
         as a section of their own (``comments-<postid>``, sotoki's id for the block)."""
         lines = []
+        said: list[str] = []
         anchors: list[str] = []
         for comment in _elements(post, f".//li[{xpath_has_class('comment')}]"):
             copy = _first(comment, f".//*[{xpath_has_class('comment-copy')}]")
             if copy is None:
                 continue
-            text = " ".join(to_markdown(copy, tex=self.tex, links=self.links).split())
+            content, passages = self.rendering(copy)
+            text = " ".join((content or " ".join(p.text for p in passages or ())).split())
             if not text:
                 continue
+            said.append(text)
             score = _parse_int(comment.get("data-comment-score")) or 0
             author = _text(_first(comment, f".//*[{xpath_has_class('comment-user')}]"))
             date = _comment_date(comment)
@@ -311,11 +322,14 @@ class _Posts:
         block = _first(post, ".//div[starts-with(@id, 'comments-')]")
         post_id = post.get("data-answerid") or post.get("data-questionid") or ""
         block_id = str(block.get("id")) if block is not None else f"comments-{post_id}"
+        view = self.rendering.view
         return Section(
             id=block_id,
             title=_COMMENTS_TITLE,
             level=3,
-            content="\n".join(lines),
+            # Read for search, comments are what they say (scores and bylines left out).
+            content="" if view else "\n".join(lines),
+            passages=(Passage(LIST, "; ".join(said)),) if view else None,
             anchors=anchors,
             role="comments",
         )
@@ -443,9 +457,7 @@ def _stamp_iso(found: re.Match[str]) -> str:
     return f"{year}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}"
 
 
-def _generic_document(
-    path: str, title: str, root: HtmlElement, tex: bool, links: LinkTarget
-) -> Document:
+def _generic_document(path: str, title: str, root: HtmlElement, rendering: Rendering) -> Document:
     """A page in no known sotoki layout (1.x bootstrap pages): the body as one section."""
     for junk in _elements(root, "//script | //style | //header | //nav | //footer"):
         if junk.getparent() is not None:
@@ -453,6 +465,12 @@ def _generic_document(
     heading = _text(_first(root, "//h1"))
     document_title = title.strip() or heading or _page_title(root) or path
     body = _first(root, "//body")
-    content = to_markdown(body if body is not None else root, tex=tex, links=links).strip()
-    section = Section(id="", title=document_title, level=1, content=content)
-    return Document(path=path, title=document_title, kind="thread", sections=[section])
+    content, passages = rendering(body if body is not None else root)
+    section = Section(id="", title=document_title, level=1, content=content, passages=passages)
+    return Document(
+        path=path,
+        title=document_title,
+        kind="thread",
+        sections=[section],
+        view=rendering.view,
+    )

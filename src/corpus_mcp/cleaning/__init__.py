@@ -25,7 +25,9 @@ Modules, each importing only modules listed before it (so there are no cycles):
 * ``inline``: text runs, escaping, code spans, math, emphasis, superscripts, held by
   ``InlineRenderer``, the state of one conversion;
 * ``blocks``: ``Renderer`` (``InlineRenderer`` plus every block element) and
-  :func:`to_markdown`.
+  :func:`to_markdown`;
+* ``plain``: :func:`to_passages`, the same subtree as search reads it (no Markdown);
+* ``rendering``: ``Rendering``, which of the two a page's sections get.
 """
 
 from corpus_mcp.cleaning.blocks import to_markdown
@@ -40,15 +42,20 @@ from corpus_mcp.cleaning.html import (
     xpath_has_class,
 )
 from corpus_mcp.cleaning.inline import LinkTarget
+from corpus_mcp.cleaning.plain import to_passages
+from corpus_mcp.cleaning.rendering import Rendered, Rendering
 
 __all__ = [
     "LinkTarget",
+    "Rendered",
+    "Rendering",
     "classes",
     "drop",
     "has_class",
     "make_element",
     "parse_html",
     "to_markdown",
+    "to_passages",
     "visible_text",
     "xml_safe_retry",
     "xpath_has_class",

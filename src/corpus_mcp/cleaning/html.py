@@ -18,6 +18,9 @@ from lxml.html import HtmlElement
 
 __all__ = [
     "BLOCK_TAGS",
+    "CITATION_SUP_CLASSES",
+    "DROP_TAGS",
+    "JUNK_CLASSES",
     "classes",
     "drop",
     "has_class",
@@ -108,20 +111,20 @@ _XML_REFUSAL = "All strings must be XML compatible"
 T = TypeVar("T")
 
 
-def xml_safe_retry(
-    parse: Callable[[Any, str, str, bytes, str], T],
-) -> Callable[[Any, str, str, bytes, str], T]:
-    """An adapter's ``parse(path, title, html, library)``, tried again on the page without
-    the characters XML refuses when lxml raises on them (see above)."""
+def xml_safe_retry(parse: Callable[..., T]) -> Callable[..., T]:
+    """An adapter's ``parse(path, title, html, library, *, view)``, tried again on the page
+    without the characters XML refuses when lxml raises on them (see above)."""
 
     @functools.wraps(parse)
-    def parse_safely(adapter: Any, path: str, title: str, html: bytes, library: str) -> T:
+    def parse_safely(
+        adapter: Any, path: str, title: str, html: bytes, library: str, **options: Any
+    ) -> T:
         try:
-            return parse(adapter, path, title, html, library)
+            return parse(adapter, path, title, html, library, **options)
         except ValueError as exc:
             if _XML_REFUSAL not in str(exc):
                 raise
-            return parse(adapter, path, title, _XML_REFUSED.sub(b"", html), library)
+            return parse(adapter, path, title, _XML_REFUSED.sub(b"", html), library, **options)
 
     return parse_safely
 
@@ -162,27 +165,27 @@ def drop(node: HtmlElement, xpath: str) -> int:
 
 # -- junk --------------------------------------------------------------------------------
 
-_DROP_TAGS = frozenset(
+DROP_TAGS = frozenset(
     {
         "script", "style", "link", "meta", "noscript", "template", "head", "title",
         "button", "input", "select", "option", "textarea", "iframe", "object", "embed",
         "audio", "video", "source", "track", "canvas", "svg", "map", "area", "base",
     }
 )  # fmt: skip
-_JUNK_CLASSES = frozenset(
+JUNK_CLASSES = frozenset(
     {
         "mw-editsection", "mw-empty-elt", "mw-cite-backlink", "reference-link",
         "mw-reflink-text", "cite-bracket", "reference-accessdate", "noprint", "mw-linkback-text",
     }
 )  # fmt: skip
-_CITATION_SUP_CLASSES = frozenset({"reference", "mw-ref"})
+CITATION_SUP_CLASSES = frozenset({"reference", "mw-ref"})
 _BRACKET_MARKER = re.compile(r"^\s*\[[^\[\]]{1,30}\]\s*$")
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none", re.IGNORECASE)
 
 
 def is_junk(el: HtmlElement) -> bool:
     tag = el.tag
-    if tag in _DROP_TAGS:
+    if tag in DROP_TAGS:
         return True
     # This runs for every element: one keys() call spares an attribute lookup for each of
     # the three below that is absent, as most are.
@@ -196,9 +199,9 @@ def is_junk(el: HtmlElement) -> bool:
     value = el.get("class") if "class" in names else None
     if value:
         tokens = value.split()
-        if not _JUNK_CLASSES.isdisjoint(tokens):
+        if not JUNK_CLASSES.isdisjoint(tokens):
             return True
-        if (tag in ("sup", "span")) and not _CITATION_SUP_CLASSES.isdisjoint(tokens):
+        if (tag in ("sup", "span")) and not CITATION_SUP_CLASSES.isdisjoint(tokens):
             return True
     if tag == "sup":
         text = "".join(el.itertext())

@@ -323,7 +323,7 @@ def read_evidence(
         heading = _best_heading(terms, topical) / topical_total
         passage = _best_passage(terms, topical) / topical_total
         if evidence.frequencies is None:
-            text_share = sum(w.weight for w in words if term_in(w.text, terms.stems)) / total
+            text_share = sum(w.weight for w in words if terms.holds(w.text)) / total
     return msgspec.structs.replace(
         evidence,
         titles=tuple(t for t in titles if t),
@@ -367,8 +367,12 @@ def mentioned(
     weighed = [w for w in words if w.weight > 0] or list(words)
     if not weighed:
         return True
-    stems = terms.stems | stem_set(" ".join((document.title, *titles)))
-    if any(term_in(w.text, stems) for w in weighed):
+    title_stems = stem_set(" ".join((document.title, *titles)))
+    if any(terms.holds(w.text) or term_in(w.text, title_stems) for w in weighed):
         return True
-    references = " ".join(s.content for s in walk(document.sections) if s.reference)
+    references = " ".join(
+        s.content or " ".join(p.text for p in s.passages or ())
+        for s in walk(document.sections)
+        if s.reference
+    )
     return bool(references) and any(term_in(w.text, stem_set(references)) for w in weighed)

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from corpus_mcp.document import Document, Section, walk
 from corpus_mcp.ranking.evidence import Word, run_in
-from corpus_mcp.ranking.terms import DocumentTerms, SectionTerms, index_document, uses
+from corpus_mcp.ranking.terms import DocumentTerms, SectionTerms, index_document
 from corpus_mcp.ranking.text import query_terms, stem_set, term_in, title_key, topic_terms
 
 #: A section is hinted when its score reaches this and :data:`HINT_RELATIVE` of the
@@ -65,7 +65,7 @@ def section_hints(
     # Comments are read with their post: the post is what a hint names.
     scores = [
         0.0 if sections[i].section.role == "comments" else value
-        for i, value in enumerate(_scores(query, focus, sections))
+        for i, value in enumerate(_scores(query, focus, indexed))
     ]
     best = max(scores, default=0.0)
     if best <= 0:
@@ -113,10 +113,12 @@ def _names_only_the_page(words: Sequence[Word], document: Document) -> bool:
     return all(term_in(w.text, title_stems) for w in words if w.weight > 0)
 
 
-def _scores(query: str, words: Sequence[Word], sections: Sequence[SectionTerms]) -> list[float]:
+def _scores(query: str, words: Sequence[Word], indexed: DocumentTerms) -> list[float]:
+    sections = indexed.sections
     lengths = [s.length for s in sections]
     average = (sum(lengths) / len(lengths)) or 1.0
-    counts = [[uses(s.counts, w.text) for w in words] for s in sections]
+    per_word = [indexed.uses(w.text) for w in words]
+    counts = [[used.get(i, 0) for used in per_word] for i in range(len(sections))]
     in_title = [[term_in(w.text, s.title_stems) for w in words] for s in sections]
     # A word counts by its corpus weight times how few of the sections use it.
     spread = [

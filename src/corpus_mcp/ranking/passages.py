@@ -10,7 +10,9 @@ import functools
 import re
 from collections.abc import Callable, Sequence
 
-import msgspec
+from corpus_mcp.document import LIST, PROSE, TABLE, Passage
+
+__all__ = ["LIST", "PROSE", "TABLE", "Passage", "flatten_inline", "passages"]
 
 # -- Markdown to plain text -------------------------------------------------------------
 
@@ -42,15 +44,6 @@ _STASHED = re.compile(f"{_CODE_OPEN}(\\d+){_CODE_CLOSE}")
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([,.;:!?)])")
 _EMPTY_PARENTHESES = re.compile(r"\(\s*\)")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~$<])")
-
-PROSE, LIST, TABLE = "prose", "list", "table"
-
-
-class Passage(msgspec.Struct, frozen=True, gc=False):
-    """One Markdown block of a section, flattened to plain text."""
-
-    kind: str
-    text: str
 
 
 def flatten_inline(

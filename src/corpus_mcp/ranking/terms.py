@@ -1,12 +1,14 @@
-"""A document's words, indexed once: which passages use each stem, how often each section
-uses it.
+"""A document's words as search reads them: its sections' passages, and where each word a
+query asks about occurs, looked up when first asked and remembered.
 
 Search looks at a candidate document several times per query (rescoring on its best
 passage and headings, the section hints, the snippet), and the same documents come up
-query after query. Scanning their text each time is a tokenising pass over every
-passage per query; instead a document is tokenised once, when search first reads it,
-into this index (cached beside the parsed document), and a query then touches only the
-postings of its own few words.
+query after query. Tokenising every passage of a page into a full index up front cost as
+much as reading the page, and most of it was never asked for: a query touches a handful
+of words. So a document keeps its passages (and their lower-cased text), and the
+occurrences of a word's stem are found when a query first needs them: a substring test
+(in C) picks the few passages that can hold the word, only those are tokenised, and the
+result is kept for the next query that asks for the same word.
 """
 
 from __future__ import annotations
@@ -21,10 +23,18 @@ from corpus_mcp.document import Document, Section
 from corpus_mcp.ranking.passages import Passage, passages
 from corpus_mcp.ranking.text import APOSTROPHES, TOKEN, stem_set, stems_of, term_stems
 
+#: How many leading letters of a stem pick the passages that may hold it: stems are
+#: nearly always prefixes of their words ("run" of "running"), except where the stemmer
+#: turns a final "y" into "i" ("happi" of "happy") or a verb's "e" goes ("us" of
+#: "usage", which stems_of folds onto "use"): the probe stops before those.
+_PROBE = 4
+
+Occurrences = tuple[tuple[int, int], ...]
+"""(passage index, uses of the stem in it) for every passage that uses it, in order."""
+
 
 class SectionTerms(msgspec.Struct, frozen=True, kw_only=True, gc=False):
-    """One content section: its titles' stems and what its own text (without its
-    subsections) uses."""
+    """One content section: its titles' stems and the extent of its own text."""
 
     section: Section
     parent: int
@@ -32,8 +42,6 @@ class SectionTerms(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     title_stems: frozenset[str]
     context: frozenset[str]
     """Stems of its title and of its parents' titles."""
-    counts: dict[str, int]
-    """Stem -> uses in its own text."""
     length: int
     """Words in its own text."""
     first: int
@@ -45,33 +53,65 @@ class SectionTerms(msgspec.Struct, frozen=True, kw_only=True, gc=False):
 
 
 class DocumentTerms(msgspec.Struct, frozen=True, kw_only=True, gc=False):
-    """A parsed document's content sections and passages with their words indexed.
+    """A parsed document's content sections and passages, and the occurrences of the
+    words queries asked about (see the module docstring).
 
     Reference matter (citations, link lists) is left out, as ranking never uses it.
     """
 
     sections: tuple[SectionTerms, ...]
     passages: tuple[Passage, ...]
+    lowered: tuple[str, ...]
+    """Each passage's text lower-cased, apostrophes made plain (what words are read in)."""
     owners: tuple[int, ...]
     """For each passage, the index of its section."""
-    postings: dict[str, tuple[int, ...]]
-    """Stem -> the passages that use it, in order."""
     title_postings: dict[str, tuple[int, ...]]
     """Stem -> the sections whose title uses it."""
-    stems: frozenset[str]
-    """Every stem of the document's content."""
     size: int
     """Approximate memory, in bytes (for the byte-bounded cache)."""
     tex: bool = False
     """Its passages keep every formula (see :func:`is_tex`)."""
+    found: dict[str, Occurrences] = msgspec.field(default_factory=dict)
+    """Stem -> its occurrences, for the stems queries have asked about so far."""
+
+    def occurrences(self, root: str) -> Occurrences:
+        """Where the passages use a stem (found once, then remembered; two ranking
+        threads may both find it first, which costs time, never correctness)."""
+        known = self.found.get(root)
+        if known is not None:
+            return known
+        probe = root[:_PROBE].rstrip("ie") or root[:1]
+        hits: list[tuple[int, int]] = []
+        for index, text in enumerate(self.lowered):
+            if probe in text:
+                uses = sum(n for word, n in _words(text).items() if root in stems_of(word))
+                if uses:
+                    hits.append((index, uses))
+        occurrences = tuple(hits)
+        self.found[root] = occurrences
+        return occurrences
 
     def passages_with(self, word: str) -> frozenset[int]:
         """The passages that use ``word`` (a joined word: whole, or all of its parts)."""
-        return _lookup(self.postings, word)
+        whole, parts = term_stems(word)
+        found = {index for index, _ in self.occurrences(whole)}
+        if parts:
+            common = {index for index, _ in self.occurrences(parts[0])}
+            for part in parts[1:]:
+                common &= {index for index, _ in self.occurrences(part)}
+            found |= common
+        return frozenset(found)
 
     def sections_titled(self, word: str) -> frozenset[int]:
         """The sections whose title uses ``word``."""
-        return _lookup(self.title_postings, word)
+        whole, parts = term_stems(word)
+        found = set(self.title_postings.get(whole, ()))
+        if parts:
+            common = set(self.title_postings.get(parts[0], ()))
+            for part in parts[1:]:
+                common &= set(self.title_postings.get(part, ()))
+            found |= common
+        return frozenset(found)
 
     def passages_holding(self, word: str) -> frozenset[int]:
         """The passages whose text or whose section's (and parents') titles use
@@ -79,7 +119,7 @@ class DocumentTerms(msgspec.Struct, frozen=True, kw_only=True, gc=False):
         text under a "Meta options" heading holds ``Meta.unique_together``)."""
 
         def held(root: str) -> set[int]:
-            found = set(self.postings.get(root, ()))
+            found = {index for index, _ in self.occurrences(root)}
             for index in self.title_postings.get(root, ()):
                 section = self.sections[index]
                 found.update(range(section.first, section.subtree_end))
@@ -94,15 +134,39 @@ class DocumentTerms(msgspec.Struct, frozen=True, kw_only=True, gc=False):
             found |= common
         return frozenset(found)
 
+    def uses(self, word: str) -> dict[int, int]:
+        """Section index -> how often its own text uses ``word``, for the sections that
+        do; a joined word counts its parts too (where ``Meta.unique_together`` is
+        documented, the text says ``unique_together``)."""
 
-def uses(counts: dict[str, int], word: str) -> int:
-    """How often a section's text uses ``word``; a joined word counts its parts too
-    (where ``Meta.unique_together`` is documented, the text says ``unique_together``)."""
-    whole, parts = term_stems(word)
-    found = counts.get(whole, 0)
-    if parts:
-        return max(found, sum(counts.get(part, 0) for part in parts))
-    return found
+        def count(root: str) -> Counter[int]:
+            counts: Counter[int] = Counter()
+            for index, n in self.occurrences(root):
+                counts[self.owners[index]] += n
+            return counts
+
+        whole, parts = term_stems(word)
+        found = count(whole)
+        if parts:
+            joined: Counter[int] = Counter()
+            for part in parts:
+                joined.update(count(part))
+            return {i: max(found.get(i, 0), n) for i, n in (found | joined).items()}
+        return dict(found)
+
+    def holds(self, word: str) -> bool:
+        """Whether the document's text or a section title uses ``word`` (a joined word:
+        whole, or every part)."""
+        whole, parts = term_stems(word)
+
+        def has(root: str) -> bool:
+            return bool(self.occurrences(root)) or root in self.title_postings
+
+        return has(whole) or (bool(parts) and all(has(part) for part in parts))
+
+
+def _words(text: str) -> Counter[str]:
+    return Counter(TOKEN.findall(text))
 
 
 _COMMENT_LINE = re.compile(r"^(\s*[-*+]\s+)(?:\(-?\d+\)\s+)?(.*?)(?:\s+—\s+[^—\n]*)?$", re.M)
@@ -115,8 +179,11 @@ def is_tex(document: Document) -> bool:
 
 
 def section_passages(section: Section, tex: bool) -> tuple[Passage, ...]:
-    """A section's passages as ranking reads them: comments without their score and
-    byline (``- (3) text — Author, date`` is ``text``: who wrote it is not what it says)."""
+    """A section's passages as ranking reads them: the adapter's own, read for search;
+    from its Markdown otherwise, comments without their score and byline (``- (3) text —
+    Author, date`` is ``text``: who wrote it is not what it says)."""
+    if section.passages is not None:
+        return section.passages
     content = section.content
     if section.role == "comments":
         content = _COMMENT_LINE.sub(r"\1\2", content)
@@ -124,12 +191,12 @@ def section_passages(section: Section, tex: bool) -> tuple[Passage, ...]:
 
 
 def index_document(document: Document) -> DocumentTerms:
-    """Tokenise the document's content once (see the module docstring)."""
+    """The document's sections and passages, ready for queries (see the module
+    docstring)."""
     tex = is_tex(document)
     sections: list[SectionTerms] = []
     all_passages: list[Passage] = []
     owners: list[int] = []
-    postings: dict[str, list[int]] = {}
 
     def visit(nodes: Sequence[Section], parent: int, context: frozenset[str]) -> None:
         for node in nodes:
@@ -139,29 +206,15 @@ def index_document(document: Document) -> DocumentTerms:
             own = section_passages(node, tex)
             index = len(sections)
             first = len(all_passages)
-            counts: dict[str, int] = {}
-            length = 0
-            for passage in own:
-                seen: set[str] = set()
-                # Count the words first (in C), then stem each distinct one once.
-                words = Counter(TOKEN.findall(passage.text.translate(APOSTROPHES).lower()))
-                for word, uses_ in words.items():
-                    length += uses_
-                    for root in stems_of(word):
-                        counts[root] = counts.get(root, 0) + uses_
-                        seen.add(root)
-                for root in seen:
-                    postings.setdefault(root, []).append(len(all_passages))
-                all_passages.append(passage)
-                owners.append(index)
+            all_passages.extend(own)
+            owners.extend([index] * len(own))
             sections.append(
                 SectionTerms(
                     section=node,
                     parent=parent,
                     title_stems=title_stems,
                     context=context | title_stems,
-                    counts=counts,
-                    length=length,
+                    length=sum(len(passage.text.split()) for passage in own),
                     first=first,
                     end=len(all_passages),
                 )
@@ -183,15 +236,14 @@ def index_document(document: Document) -> DocumentTerms:
     for index, section in enumerate(sections):
         for root in section.title_stems:
             titles.setdefault(root, []).append(index)
-    frozen = {root: tuple(found) for root, found in postings.items()}
+    lowered = tuple(p.text.translate(APOSTROPHES).lower() for p in all_passages)
     return DocumentTerms(
         sections=tuple(sections),
         passages=tuple(all_passages),
+        lowered=lowered,
         owners=tuple(owners),
-        postings=frozen,
         title_postings={root: tuple(found) for root, found in titles.items()},
-        stems=frozenset(frozen).union(titles),
-        size=_size(all_passages, frozen, sections),
+        size=_size(all_passages, sections),
         tex=tex,
     )
 
@@ -203,25 +255,8 @@ def _descends(sections: Sequence[SectionTerms], index: int, ancestor: int) -> bo
     return parent == ancestor
 
 
-def _lookup(postings: dict[str, tuple[int, ...]], word: str) -> frozenset[int]:
-    """Postings of ``word``: of its stem, or of all its parts for a joined word."""
-    whole, parts = term_stems(word)
-    found = set(postings.get(whole, ()))
-    if parts:
-        common = set(postings.get(parts[0], ()))
-        for part in parts[1:]:
-            common &= set(postings.get(part, ()))
-        found |= common
-    return frozenset(found)
-
-
-def _size(
-    all_passages: Iterable[Passage],
-    postings: dict[str, tuple[int, ...]],
-    sections: Sequence[SectionTerms],
-) -> int:
-    """Rough bytes held: passage text, the postings, the per-section counts."""
-    text = sum(120 + len(p.text) for p in all_passages)
-    index = sum(80 + len(root) + 8 * len(found) for root, found in postings.items())
-    counts = sum(200 + 100 * len(s.counts) for s in sections)
-    return text + index + counts
+def _size(all_passages: Iterable[Passage], sections: Sequence[SectionTerms]) -> int:
+    """Rough bytes held: passage text twice (as written and lower-cased), sections, and
+    room for the occurrences queries will add."""
+    text = sum(240 + 2 * len(p.text) for p in all_passages)
+    return text + sum(300 for _ in sections)
