@@ -100,15 +100,38 @@ def _page(entries: int) -> Document:
     )
 
 
-def test_a_page_of_many_entries_lists_those_it_returned() -> None:
+def test_a_long_document_lists_its_outline_and_what_was_returned() -> None:
     few = _page(10)
     assert len(assemble.available_sections(few)) == 13
-    many = _page(2 * assemble.MAX_LISTED_ENTRIES + 2)
-    half = assemble.MAX_LISTED_ENTRIES + 1
-    listed = assemble.available_sections(many, ["a", "e1"])
-    assert [(s.id, s.entries) for s in listed] == [("", 0), ("a", half - 1), ("e1", 0), ("b", half)]
+    many = _page(2 * assemble.MAX_LISTED + 2)
+    half = assemble.MAX_LISTED + 1
     outline = assemble.available_sections(many)
-    assert [(s.id, s.entries) for s in outline] == [("", 0), ("a", half), ("b", half)]
+    assert [(s.id, s.unlisted) for s in outline] == [("", 0), ("a", half), ("b", half)]
+    listed = assemble.available_sections(many, ["e1"])
+    assert [(s.id, s.unlisted) for s in listed] == [
+        ("", 0),
+        ("a", half - 1),
+        ("e1", 0),
+        ("b", half),
+    ]
+    # A document of headings only gets the same outline (Node's fs page: 274 sections).
+    nested = Document(
+        path="fs",
+        title="File system",
+        kind="documentation",
+        sections=[
+            Section(
+                id=f"h{n}",
+                title=f"H{n}",
+                level=2,
+                children=[Section(id=f"h{n}.{m}", title="x", level=3) for m in range(30)],
+            )
+            for n in range(5)
+        ],
+    )
+    shown = assemble.available_sections(nested, ["h3.7"])
+    assert [s.id for s in shown] == ["h0", "h1", "h2", "h3", "h3.7", "h4"]
+    assert [s.unlisted for s in shown] == [30, 30, 30, 29, 0, 30]
 
 
 def test_an_entry_asked_for_with_its_heading_comes_without_its_neighbours() -> None:

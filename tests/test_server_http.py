@@ -276,7 +276,7 @@ FETCH_OUTPUT = {
                     "id": STRING,
                     "title": STRING,
                     "level": {"type": "integer"},
-                    "entries": {"type": "integer"},
+                    "unlisted": {"type": "integer"},
                 },
                 "required": ["id", "title", "level"],
             },

@@ -16,19 +16,21 @@ from corpus_mcp.document import Document, Section, walk
 from corpus_mcp.errors import CorpusError
 from corpus_mcp.wire import AvailableSection, FetchedSection
 
-#: A document with more API entries than this lists only those it returned.
-MAX_LISTED_ENTRIES = 40
+#: The most sections ``available_sections`` lists beyond those returned and theirs.
+MAX_LISTED = 40
 
 
 def available_sections(
     document: Document, returned: Collection[str] = ()
 ) -> list[AvailableSection]:
-    """Every fetchable section id in document order, the lead first.
+    """The document's fetchable sections in document order, the lead first.
 
-    A reference page can hold hundreds of API entries (Flask's API page: 514), and this
-    list goes with every fetch: beyond :data:`MAX_LISTED_ENTRIES`, the entries listed are
-    those ``returned`` and the entries they are in; every other section says in
-    ``entries`` how many unlisted entries it holds (fetch it to read them).
+    This list goes with every fetch, and a reference page can hold hundreds of sections
+    (Node's ``fs``: 274, 23 K characters of list for a 10 K answer; Flask's API page:
+    514 entries): beyond :data:`MAX_LISTED` sections it is the outline, as many levels
+    from the top as fit, plus the sections ``returned`` and those they are in. Every
+    listed section says in ``unlisted`` how many sections under it are not listed
+    (fetch it, or ask for one of them, to see them).
     """
     parents: dict[int, Section | None] = {}
     order: list[Section] = []
@@ -40,22 +42,31 @@ def available_sections(
             visit(section.children, section)
 
     visit(document.sections, None)
-    entries = [s for s in order if s.role == "entry"]
-    if len(entries) <= MAX_LISTED_ENTRIES:
+    if len(order) <= MAX_LISTED:
         return [AvailableSection(s.id, s.title, s.level) for s in order]
+    depth: dict[int, int] = {}
+    for section in order:
+        parent = parents[id(section)]
+        depth[id(section)] = 0 if parent is None else depth[id(parent)] + 1
+    levels = sorted({depth[id(s)] for s in order})
+    outline = levels[0]
+    for level in levels:
+        if sum(depth[id(s)] <= level for s in order) > MAX_LISTED:
+            break
+        outline = level
     wanted = set(returned)
     listed: set[int] = set()
     for section in order:
-        if section.role != "entry" or section.id in wanted:
+        if depth[id(section)] <= outline or section.id in wanted:
             node: Section | None = section
             while node is not None and id(node) not in listed:
                 listed.add(id(node))
                 node = parents[id(node)]
     hidden: dict[int, int] = {}
-    for entry in entries:
-        if id(entry) in listed:
+    for section in order:
+        if id(section) in listed:
             continue
-        holder = parents[id(entry)]
+        holder = parents[id(section)]
         while holder is not None and id(holder) not in listed:
             holder = parents[id(holder)]
         if holder is not None:

@@ -46,8 +46,9 @@ class AvailableSection(msgspec.Struct, frozen=True, omit_defaults=True):
     id: str
     title: str
     level: int
-    entries: int = 0
-    """API entries under this section that are not listed (fetch it to read them)."""
+    unlisted: int = 0
+    """Sections under this one that the list leaves out (a long document lists its
+    outline and what was fetched): fetch this section to see them."""
 
 
 class FetchOutput(msgspec.Struct, kw_only=True):
