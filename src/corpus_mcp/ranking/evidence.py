@@ -17,7 +17,11 @@ again here from what it says about the query:
   in a question) counts by the weight of its words; an exact title counts most;
 - **headings**: the best-matching section title, when the document has been read;
 - **symbol**: an exact API symbol the query names;
-- **scope**: the query names what the library is about (from the library's metadata).
+- **scope**: the query names what the library is about (from the library's metadata);
+- **question**: a question (a question mark, a question word first) finds question
+  threads: a thread's title match counts again, as the question it is. On the
+  development kit this turned two "how do I ..." cases towards the thread that asks them,
+  and no other.
 
 Everything is deterministic: ties fall to the engine's own order, then path, never to a
 library's name or position in the manifest.
@@ -43,6 +47,7 @@ from corpus_mcp.ranking.text import (
     stems_of,
     term_in,
     title_key,
+    word_set,
 )
 
 #: BM25's term-frequency saturation and length normalisation (Xapian's defaults).
@@ -58,6 +63,7 @@ WEIGHT_HEADING = 0.6
 WEIGHT_PASSAGE = 0.5
 WEIGHT_SYMBOL = 2.5
 WEIGHT_SCOPE = 0.25
+WEIGHT_QUESTION = 1.0
 
 _DISAMBIGUATOR = re.compile(r"\s*\(([^()]*)\)\s*$")
 _TAG = re.compile(r"<[^>]*>")
@@ -106,6 +112,8 @@ class Evidence(msgspec.Struct, frozen=True, kw_only=True):
     """Once read: the share the best passage holds, with its section's titles."""
     text_share: float | None = None
     """Once read, for candidates no index described: the share the whole text holds."""
+    thread: bool = False
+    """Once read: the document is a question thread (its title a question)."""
 
 
 class Scored(msgspec.Struct, frozen=True, kw_only=True):
@@ -120,6 +128,7 @@ class Scored(msgspec.Struct, frozen=True, kw_only=True):
     passage: float = 0.0
     symbol: float = 0.0
     scope: float = 0.0
+    question: float = 0.0
 
 
 def idf(frequency: int, doc_count: int) -> float:
@@ -174,6 +183,7 @@ def score(query: str, words: Sequence[Word], evidence: Evidence) -> Scored:
         "passage": WEIGHT_PASSAGE * evidence.passage,
         "symbol": WEIGHT_SYMBOL * symbol,
         "scope": WEIGHT_SCOPE * float(evidence.scope),
+        "question": WEIGHT_QUESTION * title * float(evidence.thread and _asks(query)),
     }
     return Scored(total=round(sum(parts.values()), 9), **parts)
 
@@ -330,6 +340,7 @@ def read_evidence(
         heading=heading,
         passage=passage,
         text_share=text_share,
+        thread=document.kind == "thread",
     )
 
 
@@ -376,3 +387,12 @@ def mentioned(
         if s.reference
     )
     return bool(references) and any(term_in(w.text, stem_set(references)) for w in weighed)
+
+
+_ASKING = word_set("how what why where when which who can could does do should is are will would")
+
+
+def _asks(query: str) -> bool:
+    """Whether the query is a question (a question mark, or a question word first)."""
+    words = query.strip().split()
+    return query.rstrip().endswith("?") or (bool(words) and words[0].lower() in _ASKING)
