@@ -91,6 +91,7 @@ def test_fetch_prints_markdown_with_section_ids(demo_corpus: Path) -> None:
     assert whole.stdout.startswith(
         "# How does Python's super() work with multiple inheritance?\n\n"
         f"{STACK_OVERFLOW_REF} · stackoverflow · thread · snapshot 2026-05\n"
+        "source: https://stackoverflow.com/questions/"
     )
     assert "\n## Accepted answer by Ada Lindqvist {#accepted-answer}\n" in whole.stdout
     assert "*answer_id: 3277381 · score: 389 · accepted: yes" in whole.stdout

@@ -111,6 +111,8 @@ def render_fetch(output: FetchOutput) -> str:
     """
     snapshot = f" · snapshot {output.snapshot}" if output.snapshot else ""
     lines = [f"# {output.title}", "", f"{output.ref} · {output.library} · {output.kind}{snapshot}"]
+    if isinstance(output.source_url, str):
+        lines.append(f"source: {output.source_url}")
     for section in output.sections:
         lines.append("")
         if section.id or section.title:
@@ -123,7 +125,11 @@ def render_fetch(output: FetchOutput) -> str:
     if output.truncated or others:
         reason = "cut to the fetch budget; " if output.truncated else ""
         lines += ["", "---", f"{reason}other sections (--section ID):"]
-        lines += [f"- {'  ' * max(s.level - 2, 0)}{s.id} ({s.title})" for s in others]
+        lines += [
+            f"- {'  ' * max(s.level - 2, 0)}{s.id} ({s.title})"
+            + (f" +{s.unlisted} under it" if s.unlisted else "")
+            for s in others
+        ]
     return "\n".join(lines)
 
 
