@@ -21,6 +21,8 @@ from corpus_mcp.corpus import Corpus, open_corpus
 from corpus_mcp.demo import DEMO_LIBRARIES, build_demo_corpus, wikipedia
 from corpus_mcp.demo._mediawiki import Article
 
+from .server_process import corpus_environment
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_ZIMS = ROOT.parent / "shared" / "zims"
 
@@ -154,10 +156,9 @@ def unopenable_corpus(tmp_path: Path) -> Path:
 
 
 def settings_for(manifest: Path, **env: str) -> Settings:
-    """Settings for a corpus at ``manifest`` (its folder is CORPUS_ROOT)."""
-    return load_settings(
-        {"CORPUS_ROOT": str(manifest.parent), "CORPUS_CONFIG": str(manifest), **env}
-    )
+    """Settings for a corpus at ``manifest`` (its folder is CORPUS_ROOT), with a search
+    deadline no healthy search reaches unless ``env`` sets one."""
+    return load_settings(corpus_environment(manifest, **env))
 
 
 @pytest.fixture

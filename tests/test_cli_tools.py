@@ -16,6 +16,7 @@ import trio
 from mcp import Client
 
 from .mcp_helpers import serving
+from .server_process import corpus_environment
 from .test_cli import Run, run
 
 STACK_OVERFLOW_REF = (
@@ -24,7 +25,7 @@ STACK_OVERFLOW_REF = (
 
 
 def settings(manifest: Path) -> dict[str, str]:
-    return {"CORPUS_ROOT": str(manifest.parent), "CORPUS_CONFIG": str(manifest)}
+    return corpus_environment(manifest)
 
 
 async def cli(manifest: Path, *args: str) -> Run:

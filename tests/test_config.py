@@ -19,7 +19,6 @@ from corpus_mcp.config import (
 ROOT = Path(__file__).resolve().parents[1]
 
 SIZE_VARIABLES = (
-    "MCP_PORT",
     "SEARCH_LIMIT",
     "SEARCH_MAX_LIMIT",
     "MAX_FETCH_CHARS",
@@ -193,9 +192,15 @@ def test_zero_or_negative_size_is_rejected(name: str, value: str) -> None:
     assert f"{name}={value!r}: out of range; accepted: an integer >= 1" in message
 
 
-def test_port_above_65535_is_rejected() -> None:
-    message = settings_error({"MCP_PORT": "70000"})
-    assert "MCP_PORT='70000': out of range; accepted: an integer >= 1 and <= 65535" in message
+@pytest.mark.parametrize("value", ["70000", "-1", "ten", "80.5"])
+def test_a_port_outside_0_to_65535_is_rejected(value: str) -> None:
+    message = settings_error({"MCP_PORT": value})
+    assert f"MCP_PORT={value!r}: " in message
+    assert "accepted: an integer >= 0 and <= 65535" in message
+
+
+def test_port_0_lets_the_system_pick_one() -> None:
+    assert load_settings({"MCP_PORT": "0"}).mcp_port == 0
 
 
 def test_search_limit_above_max_limit_is_rejected() -> None:

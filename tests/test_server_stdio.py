@@ -31,6 +31,7 @@ from mcp.shared.exceptions import MCPError
 from corpus_mcp.server.stdio import Outstanding, parse_frame
 
 from .mcp_helpers import error_payload, serving, structured
+from .server_process import corpus_environment
 
 CORPUS_MCP = Path(sys.executable).with_name("corpus-mcp")
 GUARD_SECONDS = 60.0
@@ -54,12 +55,7 @@ INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
 def environment(manifest: Path, **extra: str) -> dict[str, str]:
-    return {
-        "PATH": os.environ.get("PATH", ""),
-        "CORPUS_ROOT": str(manifest.parent),
-        "CORPUS_CONFIG": str(manifest),
-        **extra,
-    }
+    return {"PATH": os.environ.get("PATH", ""), **corpus_environment(manifest, **extra)}
 
 
 def call(request_id: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:

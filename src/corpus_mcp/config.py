@@ -60,7 +60,9 @@ ENV_VARIABLES: tuple[EnvVariable, ...] = (
     EnvVariable("CORPUS_ROOT", "/corpus", "folder holding the ZIM archives"),
     EnvVariable("CORPUS_CONFIG", "/config/corpus.toml", "the library manifest"),
     EnvVariable("MCP_HOST", "127.0.0.1", "address the HTTP server binds (the image: 0.0.0.0)"),
-    EnvVariable("MCP_PORT", "8000", "port the HTTP server binds (1-65535)"),
+    EnvVariable(
+        "MCP_PORT", "8000", "port the HTTP server binds (1-65535; 0: any free one, logged)"
+    ),
     EnvVariable("SEARCH_LIMIT", "5", "results per search when the agent gives no limit"),
     EnvVariable("SEARCH_MAX_LIMIT", "10", "largest limit an agent may ask for"),
     EnvVariable("MAX_FETCH_CHARS", "100000", "largest fetch answer, in characters"),
@@ -273,7 +275,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         corpus_root=env.path("CORPUS_ROOT"),
         corpus_config=env.path("CORPUS_CONFIG"),
         mcp_host=env.text("MCP_HOST"),
-        mcp_port=env.integer("MCP_PORT", maximum=65535),
+        mcp_port=env.integer("MCP_PORT", minimum=0, maximum=65535),
         search_limit=env.integer("SEARCH_LIMIT"),
         search_max_limit=env.integer("SEARCH_MAX_LIMIT"),
         max_fetch_chars=env.integer("MAX_FETCH_CHARS"),
