@@ -167,12 +167,13 @@ def test_list_shows_every_library_without_opening(tmp_path: Path, root: Path) ->
     assert result.code == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == f"manifest: {config}"
-    assert lines[1].split() == ["library", "adapter", "enabled", "path", "file"]
+    assert lines[1].split() == ["library", "adapter", "enabled", "path", "file", "size"]
     rows = {line.split()[0]: line.split() for line in lines[3:]}
-    assert rows["demo"][:4] == ["demo", "devdocs", "yes", DEMO[1]]
+    assert rows["demo"][:5] == ["demo", "devdocs", "yes", DEMO[1], DEMO[1]]
     assert rows["junk"][-2:] == ["128", "B"]  # garbage is listed, never opened
-    assert rows["later"][2:] == ["no", "qa/absent.zim", "missing"]
-    assert rows["soon"][2:] == ["yes", "qa/soon.zim", "MISSING"]
+    assert rows["later"][2:] == ["no", "qa/absent.zim", "qa/absent.zim", "missing"]
+    assert rows["soon"][2:] == ["yes", "qa/soon.zim", "qa/soon.zim", "MISSING"]
+    assert "pattern:" not in result.stdout  # no path is a pattern
 
 
 # -- validate ------------------------------------------------------------------------------------
