@@ -55,7 +55,13 @@ INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
 def environment(manifest: Path, **extra: str) -> dict[str, str]:
-    return {"PATH": os.environ.get("PATH", ""), **corpus_environment(manifest, **extra)}
+    # Coverage's variables too: `make test` measures the stdio server as well.
+    measured = {k: v for k, v in os.environ.items() if k.startswith("COVERAGE_")}
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        **measured,
+        **corpus_environment(manifest, **extra),
+    }
 
 
 def call(request_id: int, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
