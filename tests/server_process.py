@@ -242,4 +242,3 @@ def health_status(port: int) -> int:
     reply = exchange(port, request)
     assert reply.responses, reply
     return reply.responses[0].status
-

@@ -102,6 +102,10 @@ def test_help_documents_commands_and_every_variable() -> None:
     for word in ("serve", "stdio", "validate", "list", "CORPUS_ROOT", "SEARCH_TIMEOUT"):
         assert word in result.stdout
     assert "(default: /config/corpus.toml)" in result.stdout
+    assert "wikipedia/wikipedia_en_all_nopic_*.zim, which serves the newest snapshot" in (
+        result.stdout
+    )
+    assert "(1-65535; 0: any free one, logged)" in result.stdout
     assert "exit codes: 0 ok, 1 a library failed validation, a tool error (search, fetch)" in (
         result.stdout
     )
