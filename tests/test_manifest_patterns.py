@@ -270,6 +270,23 @@ def test_a_folder_that_cannot_be_listed_is_refused(tmp_path: Path, root: Path) -
     assert f"pattern {WIKIPEDIA!r}: cannot list {(root / 'wikipedia').resolve()}" in message
 
 
+def test_a_folder_the_system_refuses_to_list_is_refused(
+    tmp_path: Path, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same refusal where the tests run as root (whom no mode stops): the system's
+    answer stood in for."""
+    _touch(root, "wikipedia/wikipedia_en_all_nopic_2026-05.zim")
+
+    def refused(path: object) -> list[str]:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(os, "listdir", refused)
+    message = _refusal(tmp_path, root, WIKIPEDIA)
+    assert (
+        f"pattern {WIKIPEDIA!r}: cannot list {(root / 'wikipedia').resolve()}: Permission denied"
+    ) in message
+
+
 def test_where_no_archive_is_needed_a_pattern_may_choose_none(tmp_path: Path, root: Path) -> None:
     """A disabled library, and ``list``, say why instead of refusing."""
     _touch(
