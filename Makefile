@@ -8,7 +8,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 # Local runs: the archives in ./corpus (or CORPUS_ROOT) described by ./corpus.toml (or
-# CORPUS_CONFIG; `make init` writes it), else the demo corpus.
+# CORPUS_CONFIG): the repository ships it for the default layout, in patterns that serve the
+# newest snapshot present; `make init FORCE=1` rewrites it for other archives. Without
+# ./corpus, the demo corpus and its own manifest.
 DEMO_DIR := $(CURDIR)/.demo-corpus
 HAS_LOCAL_CORPUS := $(wildcard corpus/.)
 LOCAL_ROOT := $(or $(CORPUS_ROOT),$(if $(HAS_LOCAL_CORPUS),$(CURDIR)/corpus,$(DEMO_DIR)))
@@ -24,9 +26,11 @@ export ENGINE
         bench relevance lock upgrade-lock check-lock build start stop down restart logs ps clean
 
 help:
-	@echo "make run              serve MCP at http://127.0.0.1:8000/mcp (demo corpus if none configured)"
-	@echo "make init [FORCE=1]   write ./corpus.toml for the ZIM archives in ./corpus (corpus-mcp init)"
-	@echo "make test             run the whole test suite"
+	@echo "make run              serve MCP at http://127.0.0.1:8000/mcp: ./corpus as ./corpus.toml describes"
+	@echo "                      it (the default layout; newest snapshots), else the demo corpus"
+	@echo "make init FORCE=1     rewrite ./corpus.toml for the ZIM archives in ./corpus (corpus-mcp init)"
+	@echo "make test             the whole test suite and its coverage gate (the thorough gate where"
+	@echo "                      ../shared/zims is present, the gate of what runs without it elsewhere)"
 	@echo "make lint | format    ruff + mypy strict | ruff format and fixes"
 	@echo "make validate-corpus  open and check every enabled library (ENGINE=... for the container image)"
 	@echo "make corpus-list      list configured libraries without opening them"
@@ -100,6 +104,11 @@ manifest: $(STAMP)
 init: $(STAMP)
 	@if [ "$(LOCAL_ROOT)" = "$(DEMO_DIR)" ]; then \
 	  echo "make init: no ./corpus folder; put your ZIM archives in ./corpus or set CORPUS_ROOT" >&2; \
+	  exit 1; fi
+	@if [ -e "$(LOCAL_CONFIG)" ] && [ -z "$(FORCE)" ]; then \
+	  echo "make init: $(LOCAL_CONFIG) exists (nothing was written); it may already describe your" >&2; \
+	  echo "archives: make validate-corpus checks it. To replace it with a manifest for the" >&2; \
+	  echo "archives in $(LOCAL_ROOT): make init FORCE=1" >&2; \
 	  exit 1; fi
 	$(INIT_COMMAND) $(if $(FORCE),--force)
 

@@ -156,8 +156,9 @@ check_mounts() {
   [[ -d "$root" ]] || die "CORPUS_ROOT $root is not a folder: put your ZIM archives in" \
     "./corpus or set CORPUS_ROOT to their folder; it is mounted read-only at /corpus"
   [[ -f "$config" ]] || die "CORPUS_CONFIG $config is not a file: write one for the" \
-    "archives with 'make init' (corpus-mcp init), copy corpus.example.toml, or set" \
-    "CORPUS_CONFIG to your manifest; it is mounted read-only at /config/corpus.toml"
+    "archives with 'make init' (corpus-mcp init), restore the repository's corpus.toml" \
+    "(git checkout corpus.toml: the default layout), or set CORPUS_CONFIG to your" \
+    "manifest; it is mounted read-only at /config/corpus.toml"
 }
 
 image_exists() {

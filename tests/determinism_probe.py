@@ -24,6 +24,8 @@ from corpus_mcp.config import load_manifest, load_settings
 from corpus_mcp.corpus import open_corpus
 from corpus_mcp.zim import ZimReader
 
+from .server_process import corpus_environment
+
 CASES = Path(__file__).with_name("relevance_cases.toml")
 
 
@@ -46,7 +48,7 @@ def parsed_documents(manifest: Path) -> dict[str, str]:
 
 async def searched_and_fetched(manifest: Path) -> dict[str, str]:
     """Every relevance-case query's results, and the first result fetched whole."""
-    settings = load_settings({"CORPUS_ROOT": str(manifest.parent), "CORPUS_CONFIG": str(manifest)})
+    settings = load_settings(corpus_environment(manifest))
     queries = [case["query"] for case in tomllib.loads(CASES.read_text("utf-8"))["case"]]
     out: dict[str, str] = {}
     async with open_corpus(settings, load_manifest(manifest, manifest.parent)) as corpus:

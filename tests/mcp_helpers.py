@@ -17,19 +17,14 @@ from corpus_mcp.config import load_manifest, load_settings
 from corpus_mcp.corpus import open_corpus
 from corpus_mcp.server import serve
 
+from .server_process import corpus_environment
+
 
 @asynccontextmanager
 async def serving(manifest: Path, nursery: trio.Nursery, **env: str) -> AsyncIterator[str]:
     """A hypercorn server on a free loopback port over the corpus at ``manifest`` (its
     folder is CORPUS_ROOT); yields the MCP endpoint URL, stops the server on exit."""
-    settings = load_settings(
-        {
-            "CORPUS_ROOT": str(manifest.parent),
-            "CORPUS_CONFIG": str(manifest),
-            "MCP_HOST": "127.0.0.1",
-            **env,
-        }
-    )
+    settings = load_settings(corpus_environment(manifest, MCP_HOST="127.0.0.1", **env))
     settings = msgspec.structs.replace(settings, mcp_port=0)
     async with open_corpus(settings, load_manifest(manifest, manifest.parent)) as corpus:
         stop = trio.Event()

@@ -7,6 +7,7 @@ Exit codes, signals, descriptor limits, stderr and what reaches a client's socke
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -22,21 +23,44 @@ import pytest
 CORPUS_MCP = Path(sys.executable).with_name("corpus-mcp")
 STARTUP_GUARD_SECONDS = 60.0
 """Only a hang guard: a server that never comes up fails the test instead of blocking it."""
+PATIENT_SEARCH_TIMEOUT = "60"
+"""SEARCH_TIMEOUT for tests that do not test the deadline itself: a failsafe no healthy
+search comes near on any machine, however busy with other work (the default, 5 s, is a
+budget for a server; the tests assert what is answered, never how fast)."""
+#: What a server logs once it listens (serve.py), in text and JSON logs alike: the
+#: address it announces, its port picked by the system (MCP_PORT=0), so nothing else can
+#: have taken it and a client connecting after this line is accepted.
+SERVING = re.compile(r"serving .* at http://127\.0\.0\.1:(?P<port>[0-9]+)/mcp\b")
+POLL_SECONDS = 0.05
+"""How often a wait looks at the log again; never what is waited for."""
 
 
 def free_port() -> int:
+    """A port free now, for a test that needs the number before the server starts (the
+    ``running_server`` servers pick theirs themselves: nothing can take it meanwhile)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
 
 
-def server_environment(manifest: Path, port: int, **env: str) -> dict[str, str]:
-    """The environment of a server over the corpus at ``manifest`` (its folder is the root)."""
+def corpus_environment(manifest: Path, **env: str) -> dict[str, str]:
+    """The settings of a corpus at ``manifest`` (its folder is CORPUS_ROOT), with a
+    search deadline no healthy search reaches (:data:`PATIENT_SEARCH_TIMEOUT`)."""
     return {
-        **os.environ,
         "CORPUS_ROOT": str(manifest.parent),
         "CORPUS_CONFIG": str(manifest),
+        "SEARCH_TIMEOUT": PATIENT_SEARCH_TIMEOUT,
+        **env,
+    }
+
+
+def server_environment(manifest: Path, port: int, **env: str) -> dict[str, str]:
+    """The environment of a server over the corpus at ``manifest`` on ``port`` (0: the
+    server picks a free one and announces it)."""
+    return {
+        **os.environ,
+        **corpus_environment(manifest),
         "MCP_HOST": "127.0.0.1",
         "MCP_PORT": str(port),
         "LOG_LEVEL": "info",
@@ -47,10 +71,11 @@ def server_environment(manifest: Path, port: int, **env: str) -> dict[str, str]:
 class ServerProcess:
     """A server process whose stderr goes to a file the test reads."""
 
-    def __init__(self, process: subprocess.Popen[bytes], log: Path, port: int) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], log: Path) -> None:
         self.process = process
         self.log = log
-        self.port = port
+        self.port = 0
+        """The port the server announced (:meth:`wait_until_ready`)."""
 
     @property
     def stderr(self) -> str:
@@ -63,19 +88,21 @@ class ServerProcess:
     def log_since(self, mark: int) -> str:
         return self.stderr[mark:]
 
-    def wait_until_serving(self) -> None:
+    def wait_until_ready(self) -> None:
+        """Until the server has announced the port it listens on."""
         deadline = time.monotonic() + STARTUP_GUARD_SECONDS
-        while "serving" not in self.stderr:
+        while not (announced := SERVING.search(self.stderr)):
             if self.process.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"server did not start:\n{self.stderr}")
-            time.sleep(0.05)
+            time.sleep(POLL_SECONDS)
+        self.port = int(announced["port"])
 
     def wait_for_log(self, text: str, mark: int = 0, guard: float = STARTUP_GUARD_SECONDS) -> None:
         deadline = time.monotonic() + guard
         while text not in self.log_since(mark):
             if time.monotonic() > deadline:
                 pytest.fail(f"{text!r} never logged:\n{self.log_since(mark)}")
-            time.sleep(0.05)
+            time.sleep(POLL_SECONDS)
 
     def stop(self, signum: signal.Signals = signal.SIGTERM) -> int:
         self.process.send_signal(signum)
@@ -98,27 +125,27 @@ def running_server(
     argv: list[str] | None = None,
     open_files: int | None = None,
 ) -> Iterator[ServerProcess]:
-    """``corpus-mcp serve`` (or ``argv``) on a free port with ``env`` added to its
-    environment, killed on exit if still running.
+    """``corpus-mcp serve`` (or ``argv``) on a port it picks, with ``env`` added to its
+    environment; yields once it listens (it has announced its port), and kills it on exit
+    if still running.
 
     ``open_files`` sets the child's descriptor limit (soft and hard).
     """
     if argv is None and not CORPUS_MCP.is_file():
         pytest.skip(f"console script not installed at {CORPUS_MCP} (pip install -e .)")
-    port = free_port()
     command = argv or [str(CORPUS_MCP), "serve"]
     if open_files is not None:  # the shell's ulimit sets both the soft and the hard limit
         command = ["/bin/sh", "-c", 'ulimit -n "$0" && exec "$@"', str(open_files), *command]
     with log.open("wb") as stderr:
         process = subprocess.Popen(
             command,
-            env=server_environment(manifest, port, **(env or {})),
+            env=server_environment(manifest, 0, **(env or {})),
             stdout=subprocess.DEVNULL,
             stderr=stderr,
         )
-    server = ServerProcess(process, log, port)
+    server = ServerProcess(process, log)
     try:
-        server.wait_until_serving()
+        server.wait_until_ready()
         yield server
     finally:
         if process.poll() is None:

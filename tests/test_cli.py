@@ -102,6 +102,10 @@ def test_help_documents_commands_and_every_variable() -> None:
     for word in ("serve", "stdio", "validate", "list", "CORPUS_ROOT", "SEARCH_TIMEOUT"):
         assert word in result.stdout
     assert "(default: /config/corpus.toml)" in result.stdout
+    assert "wikipedia/wikipedia_en_all_nopic_*.zim, which serves the newest snapshot" in (
+        result.stdout
+    )
+    assert "(1-65535; 0: any free one, logged)" in result.stdout
     assert "exit codes: 0 ok, 1 a library failed validation, a tool error (search, fetch)" in (
         result.stdout
     )
@@ -167,12 +171,13 @@ def test_list_shows_every_library_without_opening(tmp_path: Path, root: Path) ->
     assert result.code == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == f"manifest: {config}"
-    assert lines[1].split() == ["library", "adapter", "enabled", "path", "file"]
+    assert lines[1].split() == ["library", "adapter", "enabled", "path", "file", "size"]
     rows = {line.split()[0]: line.split() for line in lines[3:]}
-    assert rows["demo"][:4] == ["demo", "devdocs", "yes", DEMO[1]]
+    assert rows["demo"][:5] == ["demo", "devdocs", "yes", DEMO[1], DEMO[1]]
     assert rows["junk"][-2:] == ["128", "B"]  # garbage is listed, never opened
-    assert rows["later"][2:] == ["no", "qa/absent.zim", "missing"]
-    assert rows["soon"][2:] == ["yes", "qa/soon.zim", "MISSING"]
+    assert rows["later"][2:] == ["no", "qa/absent.zim", "qa/absent.zim", "missing"]
+    assert rows["soon"][2:] == ["yes", "qa/soon.zim", "qa/soon.zim", "MISSING"]
+    assert "pattern:" not in result.stdout  # no path is a pattern
 
 
 # -- validate ------------------------------------------------------------------------------------
@@ -223,13 +228,20 @@ def test_validate_names_every_failing_library(tmp_path: Path, root: Path) -> Non
     assert junk_row.split()[3:11] == ["-"] * 8
 
 
-def test_validate_with_zim_check(tmp_path: Path, root: Path, shared_zims: Path) -> None:
-    broken = root / "qa" / "nonsorted_title_index.zim"
-    shutil.copy(shared_zims / "invalid" / "invalid.nonsorted_title_index.zim", broken)
+def with_bad_checksum(source: Path, target: Path) -> Path:
+    """A copy of the archive at ``source`` whose MD5 (its last 16 bytes) no longer matches:
+    it opens, and fails libzim's full check."""
+    data = bytearray(source.read_bytes())
+    data[-1] ^= 0xFF
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(bytes(data))
+    return target
+
+
+def test_validate_with_zim_check(tmp_path: Path, root: Path) -> None:
+    broken = with_bad_checksum(root / DEMO[1], root / "qa" / "bad_checksum.zim")
     try:
-        config = manifest(
-            tmp_path, DEMO, ("broken", "qa/nonsorted_title_index.zim", "mediawiki", True)
-        )
+        config = manifest(tmp_path, DEMO, ("broken", "qa/bad_checksum.zim", "devdocs", True))
         unchecked = run("validate", env=settings(root, config))
         checked = run("validate", env=settings(root, config, ZIM_CHECK="true"))
     finally:
@@ -266,10 +278,10 @@ def test_validate_real_archives(tmp_path: Path, shared_zims: Path) -> None:
     assert "warning: books: no full-text index and no title index" in result.stdout
 
 
-def test_symlink_out_of_root_is_rejected_by_validate(tmp_path: Path, shared_zims: Path) -> None:
+def test_symlink_out_of_root_is_rejected_by_validate(tmp_path: Path, root: Path) -> None:
     corpus = tmp_path / "corpus"
     corpus.mkdir()
-    (corpus / "ray.zim").symlink_to(shared_zims / "wikipedia_en_ray_charles_mini_2020-03.zim")
+    (corpus / "ray.zim").symlink_to(root / DEMO[1])
     config = manifest(tmp_path, ("ray", "ray.zim", "mediawiki", True))
     result = run("validate", env=settings(corpus, config))
     assert result.code == 2
@@ -294,13 +306,9 @@ def test_serve_fails_fast_naming_each_unopenable_library(tmp_path: Path, root: P
     assert "'demo'" not in result.stderr
 
 
-def test_serve_with_zim_check_fails_on_bad_checksum(
-    tmp_path: Path, root: Path, shared_zims: Path
-) -> None:
-    broken = tmp_path / "corpus" / "broken.zim"
-    broken.parent.mkdir()
-    shutil.copy(shared_zims / "invalid" / "invalid.outofbounds_last_title_entry.zim", broken)
-    config = manifest(tmp_path, ("broken", "broken.zim", "mediawiki", True))
+def test_serve_with_zim_check_fails_on_bad_checksum(tmp_path: Path, root: Path) -> None:
+    broken = with_bad_checksum(root / DEMO[1], tmp_path / "corpus" / "broken.zim")
+    config = manifest(tmp_path, ("broken", "broken.zim", "devdocs", True))
     env = settings(broken.parent, config, MCP_HOST="127.0.0.1", MCP_PORT=free_port())
     result = run("serve", env=env | {"ZIM_CHECK": "on"})
     assert result.code == 1

@@ -16,13 +16,14 @@ import trio
 from mcp import Client
 
 from .mcp_helpers import serving
+from .server_process import corpus_environment
 from .test_cli import Run, run
 
 STACK_OVERFLOW_REF = "corpus://stackoverflow/questions/3277367/how-does-python-s-super-work-with-multiple-inheritance"
 
 
 def settings(manifest: Path) -> dict[str, str]:
-    return {"CORPUS_ROOT": str(manifest.parent), "CORPUS_CONFIG": str(manifest)}
+    return corpus_environment(manifest)
 
 
 async def cli(manifest: Path, *args: str) -> Run:

@@ -58,7 +58,7 @@ def test_any_environment_gives_settings_or_one_config_error(environ: dict[str, s
         assert lines[0] == "invalid settings:"
         assert all("=" in line for line in lines[1:])  # each names its variable
         return
-    assert 1 <= settings.mcp_port <= 65535
+    assert 0 <= settings.mcp_port <= 65535  # 0: the system picks a free port
     assert 1 <= settings.search_limit <= settings.search_max_limit
     assert settings.max_connections >= 1
     for seconds in (
@@ -123,6 +123,21 @@ toml_values = st.recursive(
     ),
     max_leaves=8,
 )
+#: Patterns against :func:`corpus_root`: one newest, a tie, an undated match, none,
+#: a match or a folder outside, wildcards where they are refused.
+PATTERNS = [
+    "wiki/wikipedia_*.zim",
+    "tie/tie_*.zim",
+    "wiki/*.zim",
+    "wiki/nothing_*.zim",
+    "*.zim",
+    "outside/*.zim",
+    "../*.zim",
+    "loop/*.zim",
+    "w*/wikipedia_*.zim",
+    "wiki/wikipedia_*",
+    "wiki/[.zim",
+]
 path_like = st.one_of(
     st.text(st.sampled_from("ab/.\\:~ \x00\x1fé*"), min_size=1, max_size=12),
     st.integers(200, 5000).map(lambda size: "a" * size),  # longer than a name may be
@@ -134,7 +149,10 @@ library_tables = st.builds(
         {},
         optional={
             "name": st.from_regex(LIBRARY_NAME_PATTERN, fullmatch=True) | toml_values,
-            "path": st.sampled_from(["wiki/wikipedia.zim", "so.zim"]) | path_like | toml_values,
+            "path": st.sampled_from(["wiki/wikipedia.zim", "so.zim"])
+            | st.sampled_from(PATTERNS)
+            | path_like
+            | toml_values,
             "adapter": st.sampled_from(ADAPTERS) | toml_values,
             "enabled": st.booleans() | toml_values,
         },
@@ -183,13 +201,20 @@ def _mutated(text: str, data: st.DataObject) -> str:
 @pytest.fixture(scope="module")
 def corpus_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A corpus folder with two archives (never opened), a symlink leading outside and
-    one to itself."""
+    one to itself, and snapshots for the patterns."""
     root = tmp_path_factory.mktemp("fuzz-corpus")
     (root / "wiki").mkdir()
     (root / "wiki" / "wikipedia.zim").write_bytes(b"zim")
     (root / "so.zim").write_bytes(b"zim")
     (root / "link.zim").symlink_to(root.parent)
     (root / "loop").symlink_to(root / "loop")
+    for name in ("wikipedia_2026-05.zim", "wikipedia_2026-06.zim"):  # snapshots
+        (root / "wiki" / name).write_bytes(b"zim")
+    (root / "tie").mkdir()
+    for name in ("tie_maxi_2026-05.zim", "tie_nopic_2026-05.zim"):
+        (root / "tie" / name).write_bytes(b"zim")
+    (root / "outside").mkdir()
+    (root / "outside" / "out_2026-05.zim").symlink_to(root.parent / "elsewhere.zim")
     return root
 
 

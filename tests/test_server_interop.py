@@ -20,6 +20,7 @@ import pytest
 import trio
 
 from .mcp_helpers import serving
+from .server_process import corpus_environment
 
 INTEROP = Path(__file__).parent / "interop"
 NODE = shutil.which("node")
@@ -128,7 +129,7 @@ async def test_typescript_stdio_client_starts_and_uses_corpus_mcp_stdio(
     shared_zims: Path, tmp_path: Path
 ) -> None:
     manifest = _write_corpus(shared_zims, tmp_path)
-    env = {**os.environ, "CORPUS_ROOT": str(tmp_path), "CORPUS_CONFIG": str(manifest)}
+    env = {**os.environ, **corpus_environment(manifest)}
     output, stderr = await _run_client(
         ["--stdio", "Ray Charles early life", str(CORPUS_MCP), "stdio"], env=env
     )

@@ -32,6 +32,7 @@ from corpus_mcp.demo import DEMO_LIBRARIES
 from corpus_mcp.server.stdio import Outstanding, parse_frame
 
 from .mcp_helpers import error_payload, serving, structured
+from .server_process import corpus_environment
 
 CORPUS_MCP = Path(sys.executable).with_name("corpus-mcp")
 GUARD_SECONDS = 60.0
@@ -55,11 +56,12 @@ INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
 def environment(manifest: Path, **extra: str) -> dict[str, str]:
+    # Coverage's variables too: `make test` measures the stdio server as well.
+    measured = {k: v for k, v in os.environ.items() if k.startswith("COVERAGE_")}
     return {
         "PATH": os.environ.get("PATH", ""),
-        "CORPUS_ROOT": str(manifest.parent),
-        "CORPUS_CONFIG": str(manifest),
-        **extra,
+        **measured,
+        **corpus_environment(manifest, **extra),
     }
 
 

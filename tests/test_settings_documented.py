@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -34,3 +35,13 @@ def test_compose_passes_the_setting_through_with_its_default(variable: EnvVariab
     passed = re.search(rf"^\s+{name}: (.*)$", compose, re.MULTILINE)
     assert passed, f"{name} does not reach the container"
     assert f"${{{name}:-{default}}}" in passed.group(1) or name.startswith("MCP_ALLOWED")
+
+
+def test_the_readme_states_both_coverage_gates_as_pyproject_does() -> None:
+    document = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    thorough = document["tool"]["coverage"]["report"]["fail_under"]
+    without = document["tool"]["corpus-mcp"]["coverage-without-shared"]
+    section = (ROOT / "README.md").read_text().split("- **Coverage gates.**", 1)[1]
+    words = " ".join(section.split("\n- **", 1)[0].split())
+    assert f"the thorough gate, **{thorough} %**" in words
+    assert f"the run is held to **{without} %**" in words

@@ -107,7 +107,7 @@ def inspect_library(library: Library, check: bool, progress: TextIO) -> LibraryR
 
 def _validate_row(report: LibraryReport, check: bool) -> list[str]:
     library, info = report.library, report.info
-    row = [library.name, library.adapter, library.path]
+    row = [library.name, library.adapter, library.archive]
     if info is None:
         row += ["-"] * 8
     else:
@@ -132,7 +132,7 @@ def validate(settings: Settings, manifest: Manifest, out: TextIO, err: TextIO) -
     reports = []
     opening = Progress(err, "opening library", len(manifest.enabled))
     for done, library in enumerate(manifest.enabled):
-        opening.step(done, f"{library.name} ({library.path})")
+        opening.step(done, f"{library.name} ({library.archive})")
         if settings.zim_check:
             opening.close()  # the check reports on lines of its own
         reports.append(inspect_library(library, settings.zim_check, err))
@@ -142,6 +142,9 @@ def validate(settings: Settings, manifest: Manifest, out: TextIO, err: TextIO) -
     headers += ["check"] if settings.zim_check else []
     headers += ["status"]
     print(render_table(headers, [_validate_row(r, settings.zim_check) for r in reports]), file=out)
+    chosen = _chosen_by_patterns(manifest.enabled)
+    if chosen:
+        print("\n" + "\n".join(chosen), file=out)
     disabled = [library.name for library in manifest.libraries if not library.enabled]
     if disabled:
         print(f"\ndisabled (not opened): {', '.join(disabled)}", file=out)
@@ -160,20 +163,39 @@ def validate(settings: Settings, manifest: Manifest, out: TextIO, err: TextIO) -
 # -- list -------------------------------------------------------------------------------
 
 
+def _chosen_by_patterns(libraries: tuple[Library, ...]) -> list[str]:
+    """One line per library whose ``path`` is a pattern: the file it chose."""
+    return [
+        f"pattern: {library.name}: {library.path} -> {library.archive}"
+        for library in libraries
+        if library.is_pattern
+    ]
+
+
 def list_libraries(manifest: Manifest, out: TextIO) -> int:
-    """Every configured library, disabled ones included, without opening any archive."""
+    """Every configured library, disabled ones included, without opening any archive:
+    its path as written, the file it names (a pattern: the newest snapshot present) and
+    that file's size; then why a pattern chose no file."""
     rows = []
     for library in manifest.libraries:
-        if library.file.is_file():
+        if library.unresolved is None and library.file.is_file():
             present = human_size(library.file.stat().st_size)
         else:
             present = "MISSING" if library.enabled else "missing"
+        shown = "-" if library.unresolved is not None else library.archive
         rows.append(
-            [library.name, library.adapter, _yes_no(library.enabled), library.path, present]
+            [library.name, library.adapter, _yes_no(library.enabled), library.path, shown, present]
         )
-    headers = ["library", "adapter", "enabled", "path", "file"]
+    headers = ["library", "adapter", "enabled", "path", "file", "size"]
     print(f"manifest: {manifest.file}", file=out)
     print(render_table(headers, rows), file=out)
+    unresolved = [
+        f"{library.name}: {library.path} {library.unresolved}"
+        for library in manifest.libraries
+        if library.unresolved is not None
+    ]
+    if unresolved:
+        print("\n" + "\n".join(unresolved), file=out)
     return EXIT_OK
 
 
@@ -190,9 +212,14 @@ def _environment_help() -> str:
         ),
         "",
         "booleans accept true/false, 1/0, yes/no, on/off (any case).",
-        "corpus.toml: version = 1 and [[library]] tables with name, path (relative to",
-        "CORPUS_ROOT), adapter (mediawiki | devdocs | stackexchange), enabled (default true);",
-        "corpus-mcp init writes one for a folder of ZIM archives or a Kiwix library.xml.",
+        "corpus.toml: version = 1 and [[library]] tables with name, path, adapter",
+        "(mediawiki | devdocs | stackexchange) and enabled (default true). path is relative",
+        "to CORPUS_ROOT: a file, or a pattern in the file name, e.g.",
+        "wikipedia/wikipedia_en_all_nopic_*.zim, which serves the newest snapshot present by",
+        "the _YYYY-MM date ending the file names, chosen again at each SIGHUP (list and",
+        "validate show the file each pattern chose). The repository's corpus.toml describes",
+        "the default layout; corpus-mcp init writes one for a folder of ZIM archives or a",
+        "Kiwix library.xml (--force to replace a manifest).",
         f"library names: {LIBRARY_NAME_RULE}; they appear in refs corpus://<name>/<path>.",
         "",
         "exit codes: 0 ok, 1 a library failed validation, a tool error (search, fetch), a",

@@ -13,6 +13,7 @@ a letter or digit; at most 64 characters) and must be unique case-insensitively.
 from __future__ import annotations
 
 import errno
+import fnmatch
 import math
 import os
 import re
@@ -23,6 +24,8 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Literal, get_args
 
 import msgspec
+
+from corpus_mcp import snapshots
 
 AdapterName = Literal["mediawiki", "devdocs", "stackexchange"]
 ADAPTERS: tuple[AdapterName, ...] = get_args(AdapterName)
@@ -60,7 +63,9 @@ ENV_VARIABLES: tuple[EnvVariable, ...] = (
     EnvVariable("CORPUS_ROOT", "/corpus", "folder holding the ZIM archives"),
     EnvVariable("CORPUS_CONFIG", "/config/corpus.toml", "the library manifest"),
     EnvVariable("MCP_HOST", "127.0.0.1", "address the HTTP server binds (the image: 0.0.0.0)"),
-    EnvVariable("MCP_PORT", "8000", "port the HTTP server binds (1-65535)"),
+    EnvVariable(
+        "MCP_PORT", "8000", "port the HTTP server binds (1-65535; 0: any free one, logged)"
+    ),
     EnvVariable("SEARCH_LIMIT", "5", "results per search when the agent gives no limit"),
     EnvVariable("SEARCH_MAX_LIMIT", "10", "largest limit an agent may ask for"),
     EnvVariable("MAX_FETCH_CHARS", "100000", "largest fetch answer, in characters"),
@@ -273,7 +278,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         corpus_root=env.path("CORPUS_ROOT"),
         corpus_config=env.path("CORPUS_CONFIG"),
         mcp_host=env.text("MCP_HOST"),
-        mcp_port=env.integer("MCP_PORT", maximum=65535),
+        mcp_port=env.integer("MCP_PORT", minimum=0, maximum=65535),
         search_limit=env.integer("SEARCH_LIMIT"),
         search_max_limit=env.integer("SEARCH_MAX_LIMIT"),
         max_fetch_chars=env.integer("MAX_FETCH_CHARS"),
@@ -328,11 +333,23 @@ class Library(msgspec.Struct, frozen=True):
 
     name: str
     path: str
-    """As written in the manifest, relative to CORPUS_ROOT."""
+    """As written in the manifest, relative to CORPUS_ROOT: a file, or a pattern
+    (:func:`is_pattern`) resolved to the newest snapshot present."""
     adapter: AdapterName
     enabled: bool
     file: Path
-    """Absolute, symlink-resolved path of the archive, inside CORPUS_ROOT."""
+    """Absolute, symlink-resolved path of the archive, inside CORPUS_ROOT (for a pattern
+    that chose no file, where it looked: no file is there)."""
+    archive: str
+    """The archive's path relative to CORPUS_ROOT: ``path`` itself, or the file a
+    pattern chose (``wikipedia/wikipedia_en_all_nopic_2026-06.zim``)."""
+    unresolved: str | None = None
+    """Why a pattern chose no file. Only where none is needed (a disabled library,
+    ``corpus-mcp list``); anywhere else that is an error."""
+
+    @property
+    def is_pattern(self) -> bool:
+        return is_pattern(self.path)
 
 
 class Manifest(msgspec.Struct, frozen=True):
@@ -348,6 +365,20 @@ class Manifest(msgspec.Struct, frozen=True):
 
 _TOP_LEVEL_KEYS = ("version", "library")
 _LIBRARY_KEYS = ("name", "path", "adapter", "enabled")
+#: What makes a manifest ``path`` a pattern (fnmatch's wildcards).
+WILDCARDS = frozenset("*?[")
+PATTERN_EXAMPLE = "wikipedia/wikipedia_en_all_nopic_*.zim"
+#: What a manifest says when enabled libraries have no archive: how to go on.
+HOW_TO_GO_ON = (
+    "download the archives into CORPUS_ROOT, set enabled = false on the libraries you do "
+    "not want, or write a manifest for the archives that are there with `corpus-mcp init` "
+    "(`make init`; it replaces an existing manifest only with --force, FORCE=1)"
+)
+
+
+def is_pattern(path: str) -> bool:
+    """Whether a manifest ``path`` is a pattern (``*``, ``?`` or ``[...]`` in it)."""
+    return not WILDCARDS.isdisjoint(path)
 
 
 def _read_toml(config: Path) -> dict[str, Any]:
@@ -389,29 +420,139 @@ def _check_top_level(config: Path, document: dict[str, Any]) -> list[Any]:
     return tables
 
 
-def _library_path(raw: Any, root: Path) -> tuple[Path | None, str | None]:
-    """The resolved archive file for a manifest ``path``, or why it is not acceptable."""
-    if not isinstance(raw, str) or not raw.strip():
-        return None, "must be a non-empty string (a file path relative to CORPUS_ROOT)"
-    if PurePosixPath(raw).is_absolute() or PureWindowsPath(raw).is_absolute():
-        return None, f"{raw!r} is absolute; accepted: a path relative to CORPUS_ROOT ({root})"
-    if any(unicodedata.category(char) == "Cc" for char in raw):
-        return None, f"{raw!r} contains control characters; accepted: a file name as on disk"
+class _PathProblem(Exception):
+    """A manifest ``path`` that cannot be accepted; the message says why and what is."""
+
+
+class _Missing(_PathProblem):
+    """No archive where a ``path`` says (tolerated where no file is needed)."""
+
+
+class _Archive(msgspec.Struct, frozen=True):
+    """Where a manifest ``path`` leads: the file, and its path relative to CORPUS_ROOT."""
+
+    file: Path
+    archive: str
+    unresolved: str | None = None
+
+
+def _resolved_inside(relative: str, root: Path, what: str) -> Path:
+    """``root / relative`` with '..' and symlinks resolved; it must stay inside ``root``.
+    ``what`` names it in a refusal (``'devdocs/x.zim'``, ``pattern 'x_*.zim' matches ...``)."""
     try:
-        resolved = (root / raw).resolve()
+        resolved = (root / relative).resolve()
     except RuntimeError as exc:  # a symlink loop (Python 3.11, 3.12)
-        return None, f"{raw!r} cannot be resolved: {exc}"
+        raise _PathProblem(f"{what} cannot be resolved: {exc}") from None
     try:
         os.stat(resolved)
     except OSError as exc:  # whether it must exist is checked with the other fields
         if exc.errno in (errno.ENAMETOOLONG, errno.ELOOP):
-            return None, f"{raw!r} cannot be resolved: {exc.strerror}"
+            raise _PathProblem(f"{what} cannot be resolved: {exc.strerror}") from None
     if not resolved.is_relative_to(root.resolve()):
-        return None, (
-            f"{raw!r} resolves to {resolved}, outside CORPUS_ROOT ({root}); "
-            "accepted: a path that stays inside CORPUS_ROOT once '..' and symlinks are resolved"
+        raise _PathProblem(
+            f"{what} resolves to {resolved}, outside CORPUS_ROOT ({root}); accepted: a "
+            "path that stays inside CORPUS_ROOT once '..' and symlinks are resolved"
         )
-    return resolved, None
+    return resolved
+
+
+def _checked_shape(raw: Any, root: Path) -> str:
+    """``raw`` when it can be a manifest path at all (a relative file name)."""
+    if not isinstance(raw, str) or not raw.strip():
+        raise _PathProblem("must be a non-empty string (a file path relative to CORPUS_ROOT)")
+    if PurePosixPath(raw).is_absolute() or PureWindowsPath(raw).is_absolute():
+        raise _PathProblem(
+            f"{raw!r} is absolute; accepted: a path relative to CORPUS_ROOT ({root})"
+        )
+    if any(unicodedata.category(char) == "Cc" for char in raw):
+        raise _PathProblem(f"{raw!r} contains control characters; accepted: a file name as on disk")
+    return raw
+
+
+def _literal_archive(raw: str, root: Path, needed: bool) -> _Archive:
+    file = _resolved_inside(raw, root, repr(raw))
+    if needed and not _is_file(file):
+        raise _Missing(
+            f"archive {file} does not exist or is not a file "
+            "(download it, fix the path, or set enabled = false)"
+        )
+    return _Archive(file, raw)
+
+
+def _matching_files(raw: str, root: Path) -> tuple[Path, dict[str, Path]]:
+    """The folder a pattern looks in, and the files in it its name matches (relative
+    path -> resolved file); wildcards in the file name only."""
+    folder, name = PurePosixPath(raw).parent, PurePosixPath(raw).name
+    if is_pattern(str(folder)):
+        raise _PathProblem(
+            f"{raw!r}: wildcards (*, ?, [...]) are accepted in the file name only, "
+            f"e.g. {PATTERN_EXAMPLE!r}"
+        )
+    if not name.endswith(".zim"):
+        raise _PathProblem(
+            f"pattern {raw!r} must end in .zim, so that it never matches a download in "
+            "progress (.zim.part) or another kind of file"
+        )
+    directory = _resolved_inside(str(folder), root, f"the folder of pattern {raw!r}")
+    try:
+        entries = sorted(os.listdir(directory))
+    except (FileNotFoundError, NotADirectoryError):
+        entries = []
+    except OSError as exc:
+        raise _PathProblem(f"pattern {raw!r}: cannot list {directory}: {exc.strerror}") from None
+    found: dict[str, Path] = {}
+    for entry in entries:
+        # As in a shell, '*' does not match a leading dot (rsync's temporary files).
+        hidden = entry.startswith(".") and not name.startswith(".")
+        if hidden or not fnmatch.fnmatchcase(entry, name):
+            continue
+        relative = str(folder / entry)
+        file = _resolved_inside(relative, root, f"pattern {raw!r} matches {relative!r}, which")
+        if _is_file(file):  # a folder or a dangling link is no snapshot
+            found[relative] = file
+    return directory, found
+
+
+def _pattern_archive(raw: str, root: Path, needed: bool) -> _Archive:
+    """The newest snapshot a pattern matches, by the date in the file names
+    (:mod:`corpus_mcp.snapshots`)."""
+    directory, found = _matching_files(raw, root)
+    by_name = {PurePosixPath(relative).name: relative for relative in found}
+    choice = snapshots.newest(by_name)
+    if choice.name is not None:
+        relative = by_name[choice.name]
+        return _Archive(found[relative], relative)
+    if choice.undated:
+        why = (
+            f"matches {', '.join(map(repr, choice.undated))} without a _YYYY-MM snapshot "
+            "date in the file name, so the newest cannot be told; rename what is a snapshot "
+            "(Kiwix names end in _YYYY-MM.zim), move out of the folder what is not, or "
+            "write one file's path instead of a pattern"
+        )
+    elif choice.tied:
+        why = (
+            f"matches {len(choice.tied)} files of the newest snapshot, {choice.snapshot}: "
+            f"{', '.join(map(repr, choice.tied))}; keep one of them, or narrow the pattern "
+            "to one (e.g. name the flavour: '..._nopic_*.zim')"
+        )
+    elif needed:
+        raise _Missing(
+            f"pattern {raw!r} matches no archive in {directory} "
+            "(download a snapshot into it, fix the pattern, or set enabled = false)"
+        )
+    else:
+        why = "matches no archive"
+    if needed:
+        raise _PathProblem(f"pattern {raw!r} {why}")
+    return _Archive(directory / PurePosixPath(raw).name, raw, unresolved=why)
+
+
+def _archive_of(raw: Any, root: Path, needed: bool) -> _Archive:
+    """Where a manifest ``path`` leads; ``needed``: the archive must be there."""
+    path = _checked_shape(raw, root)
+    if is_pattern(path):
+        return _pattern_archive(path, root, needed)
+    return _literal_archive(path, root, needed)
 
 
 def _is_file(path: Path) -> bool:
@@ -424,8 +565,9 @@ def _is_file(path: Path) -> bool:
 
 def _parse_library(
     table: dict[str, Any], root: Path, check_files: bool
-) -> tuple[Library | None, list[str]]:
-    """One library table, or the list of everything wrong with it (field by field)."""
+) -> tuple[Library | None, list[str], bool]:
+    """One library table, or the list of everything wrong with it (field by field), and
+    whether its archive is missing."""
     errors: list[str] = []
     unknown = sorted(set(table) - set(_LIBRARY_KEYS))
     if unknown:
@@ -443,24 +585,25 @@ def _parse_library(
     enabled = table.get("enabled", True)
     if not isinstance(enabled, bool):
         errors.append(f"field 'enabled': {enabled!r} is not a boolean; accepted: true, false")
-    file, problem = _library_path(table.get("path"), root)
-    if problem:
-        errors.append(f"field 'path': {problem}")
-    elif file is not None and enabled is True and check_files and not _is_file(file):
-        errors.append(
-            f"field 'path': archive {file} does not exist or is not a file "
-            "(download it, fix the path, or set enabled = false)"
-        )
-    if errors or file is None:
-        return None, errors
+    archive: _Archive | None = None
+    missing = False
+    try:
+        archive = _archive_of(table.get("path"), root, needed=enabled is True and check_files)
+    except _PathProblem as exc:
+        errors.append(f"field 'path': {exc}")
+        missing = isinstance(exc, _Missing)
+    if errors or archive is None:
+        return None, errors, missing
     library = Library(
         name=table["name"],
         path=table["path"],
         adapter=table["adapter"],
         enabled=enabled,
-        file=file,
+        file=archive.file,
+        archive=archive.archive,
+        unresolved=archive.unresolved,
     )
-    return library, []
+    return library, [], False
 
 
 def load_manifest(config: Path, root: Path, *, check_files: bool = True) -> Manifest:
@@ -477,13 +620,16 @@ def load_manifest(config: Path, root: Path, *, check_files: bool = True) -> Mani
             f"CORPUS_ROOT {root} is not a directory; set CORPUS_ROOT to the folder of archives"
         )
     errors: list[str] = []
+    absent: list[str] = []
     libraries: list[Library] = []
     seen: dict[str, str] = {}
     for index, table in enumerate(tables, start=1):
         name = table.get("name")
         label = f"library #{index}" + (f" {name!r}" if isinstance(name, str) else "")
-        library, problems = _parse_library(table, root, check_files)
+        library, problems, missing = _parse_library(table, root, check_files)
         errors.extend(f"{config}: {label}: {problem}" for problem in problems)
+        if missing:
+            absent.append(name if isinstance(name, str) else f"#{index}")
         if isinstance(name, str):
             if name.lower() in seen:
                 errors.append(
@@ -493,6 +639,11 @@ def load_manifest(config: Path, root: Path, *, check_files: bool = True) -> Mani
             seen.setdefault(name.lower(), name)
         if library is not None:
             libraries.append(library)
+    if absent:
+        errors.append(
+            f"{len(absent)} enabled library(ies) without an archive in CORPUS_ROOT ({root}): "
+            f"{', '.join(absent)}; to go on, {HOW_TO_GO_ON}"
+        )
     if errors:
         raise ConfigError("invalid manifest:\n  " + "\n  ".join(errors))
     manifest = Manifest(file=config, libraries=tuple(libraries))

@@ -748,6 +748,10 @@ async def _open_libraries(
     def progress(library: str, message: str) -> None:
         log.info("library %s: %s", library, message)
 
+    for lib in manifest.enabled:
+        if lib.is_pattern and lib.name in files:  # which snapshot, as list and validate say
+            progress(lib.name, f"{lib.path} chose {lib.archive} (the newest snapshot)")
+
     adapters = {lib.name: get_adapter(lib.adapter) for lib in manifest.enabled}
 
     def open_all() -> tuple[dict[str, ZimReader], dict[str, SymbolTable]]:

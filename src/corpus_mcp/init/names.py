@@ -18,13 +18,13 @@ from pathlib import Path
 
 import msgspec
 
+from corpus_mcp.snapshots import without_snapshot
 from corpus_mcp.zim import ArchiveInfo
 
 MAX_NAME_CHARS = 64
 """The manifest's limit (config.LIBRARY_NAME_PATTERN)."""
 
 _LANGUAGE = re.compile(r"^(?:[a-z]{2,3}|[a-z]{2,3}-[a-z]{2,8})$")
-_SNAPSHOT_SUFFIX = re.compile(r"_\d{4}-\d{2}[a-z]?$")
 _FLAVOURS = ("maxi", "mini", "nopic", "novid", "nodet")
 _INVALID = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -82,7 +82,7 @@ def _capitalised(text: str) -> str:
 
 def identity_of(info: ArchiveInfo) -> Identity:
     """The parts of ``info``'s Name (falling back to its file name) that names are built from."""
-    stem = _SNAPSHOT_SUFFIX.sub("", Path(info.file).stem)
+    stem = without_snapshot(Path(info.file).stem)
     key = info.name.strip()
     if key.lower().startswith("kiwix."):
         key = key[len("kiwix.") :]

@@ -25,6 +25,7 @@ from libzim.reader import Archive
 from libzim.search import Query, Searcher
 from libzim.suggestion import SuggestionSearcher
 
+from corpus_mcp.snapshots import snapshot_in_name
 from corpus_mcp.zim.errors import (
     EntryNotFound,
     RedirectError,
@@ -41,7 +42,6 @@ Family = Literal["mediawiki", "devdocs", "stackexchange"]
 #: more than two; anything deeper is a broken archive).
 MAX_REDIRECT_HOPS = 16
 
-_SNAPSHOT_IN_NAME = re.compile(r"_(\d{4}-\d{2})[a-z]?(?:\.zim\w*)?$")
 _DATE = re.compile(r"^(\d{4}-\d{2})(?:-\d{2})?")
 
 
@@ -134,9 +134,8 @@ def snapshot_of(date: str | None, file: str) -> str | None:
     """``Date`` as ``YYYY-MM``, else the ``_YYYY-MM`` suffix of the file name."""
     if date and (m := _DATE.match(date.strip())):
         return m.group(1)
-    if m := _SNAPSHOT_IN_NAME.search(Path(file).name):
-        return m.group(1)
-    return None
+    in_name = snapshot_in_name(Path(file).name)
+    return in_name.month if in_name else None
 
 
 class ZimReader:
