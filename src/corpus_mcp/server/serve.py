@@ -41,6 +41,7 @@ from corpus_mcp import metrics
 from corpus_mcp.config import Manifest, Settings
 from corpus_mcp.live import LiveCorpus, open_live_corpus
 from corpus_mcp.logs import configure_logging, report_startup_failure
+from corpus_mcp.memory import configure_memory
 from corpus_mcp.server.app import MCP_PATH, CorpusAPI, CorpusApp, build_app
 from corpus_mcp.server.connections import SHUTTING_DOWN, ConnectionPool, fit_connection_limit
 from corpus_mcp.server.http import CONNECTION_KEY
@@ -359,6 +360,7 @@ def run_program(settings: Settings, manifest: Manifest, transport: Transport) ->
     on stderr in one line that names them; anything else propagates with its traceback.
     """
     configure_logging(settings.log_level, settings.log_format)
+    configure_memory()
     try:
         trio.run(run_corpus, settings, manifest, transport)
     except (OpenFailure, ListenError, BaseExceptionGroup) as exc:
