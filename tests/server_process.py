@@ -32,7 +32,11 @@ def free_port() -> int:
 
 
 def server_environment(manifest: Path, port: int, **env: str) -> dict[str, str]:
-    """The environment of a server over the corpus at ``manifest`` (its folder is the root)."""
+    """The environment of a server over the corpus at ``manifest`` (its folder is the root).
+
+    One serving process unless ``env`` says otherwise: these tests look at one process's
+    descriptors, memory and log (each serving process of ``WORKERS=N`` is that same
+    server; ``test_server_workers.py`` tests what several add)."""
     return {
         **os.environ,
         "CORPUS_ROOT": str(manifest.parent),
@@ -40,6 +44,7 @@ def server_environment(manifest: Path, port: int, **env: str) -> dict[str, str]:
         "MCP_HOST": "127.0.0.1",
         "MCP_PORT": str(port),
         "LOG_LEVEL": "info",
+        "WORKERS": "1",
         **env,
     }
 
