@@ -52,7 +52,7 @@ def test_libzim_keeps_a_bounded_cluster_cache(caplog: pytest.LogCaptureFixture) 
     held, bound = found
     assert bound == memory.CLUSTER_CACHE_BYTES
     assert held <= bound
-    assert "libzim cluster cache 4 MB" in caplog.text
+    assert "libzim cluster cache 8 MB" in caplog.text
 
 
 def test_old_bindings_keep_libzim_default(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,10 +9,11 @@ that parses in threads; anonymous memory at the end, DEVELOPERS.md "Memory"):
   back: 294 MB with the defaults. Two arenas and a fixed 128 KiB mmap and trim threshold
   (so that large blocks are mapped and unmapped, and the arenas' tops trimmed): 202 MB,
   at the same speed. A periodic ``malloc_trim`` on top saved 1-3 MB more: not done.
-- libzim keeps decompressed clusters in one cache per process (16 MB by default):
-  4 MB ends the same run at 185 MB instead of 215 (it fills while the archives open,
-  and its large blocks fragment the heap); what a cold read costs more is measured by
-  ``make bench`` (the cold search row).
+- libzim keeps decompressed clusters in one cache per process (16 MB by default; it
+  fills while the archives open, and its large blocks fragment the heap). With the
+  allocator settings, two runs each: 16 MB ended at 212-220 MB using 14.4-14.8 s of CPU,
+  8 MB at 188-194 MB and 14.8-15.8 s, 4 MB at 184-186 MB and 16.3-16.5 s (documents
+  parsed again read their clusters again): 8 MB.
 
 An operator's own ``MALLOC_ARENA_MAX``, ``MALLOC_MMAP_THRESHOLD_`` or
 ``MALLOC_TRIM_THRESHOLD_`` is left as set. Elsewhere than glibc nothing changes.
@@ -29,8 +30,8 @@ from corpus_mcp.zim import limit_cluster_cache
 
 log = logging.getLogger("corpus_mcp.memory")
 
-CLUSTER_CACHE_BYTES: Final = 4 * 1024 * 1024
-"""libzim's decompressed clusters kept per process."""
+CLUSTER_CACHE_BYTES: Final = 8 * 1024 * 1024
+"""libzim's decompressed clusters kept per process (8 MiB)."""
 ARENAS: Final = 2
 MMAP_THRESHOLD: Final = 128 * 1024
 TRIM_THRESHOLD: Final = 128 * 1024
