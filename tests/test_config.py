@@ -80,7 +80,7 @@ def test_defaults_are_the_documented_ones() -> None:
         shutdown_timeout=10.0,
         workers=_AUTO_WORKERS,
         parse_workers=_AUTO_PARSE_WORKERS,
-        max_searches=8,
+        max_searches=-(-8 // _AUTO_WORKERS),
     )
 
 
@@ -138,7 +138,7 @@ def test_every_variable_is_read() -> None:
         shutdown_timeout=20.0,
         workers=2,
         parse_workers=3,
-        max_searches=4,
+        max_searches=2,  # MAX_SEARCHES shared by the two processes
     )
 
 
@@ -158,9 +158,10 @@ def test_workers_auto_is_one_per_usable_cpu(value: str) -> None:
     assert load_settings({"WORKERS": value}).workers == _CPUS
 
 
-def test_the_caches_are_shared_by_the_serving_processes() -> None:
-    settings = load_settings({"WORKERS": "4", "DOCUMENT_CACHE_MB": "64"})
+def test_the_caches_and_searches_are_shared_by_the_serving_processes() -> None:
+    settings = load_settings({"WORKERS": "4", "DOCUMENT_CACHE_MB": "64", "MAX_SEARCHES": "6"})
     assert (settings.workers, settings.document_cache_bytes) == (4, 16_000_000)
+    assert settings.max_searches == 2  # 6 / 4, rounded up
 
 
 def test_one_process_commands_ignore_workers_but_check_it() -> None:

@@ -69,7 +69,11 @@ ENV_VARIABLES: tuple[EnvVariable, ...] = (
     EnvVariable(
         "SEARCH_TIMEOUT", "5", "deadline of a search, and of a fetch's archive work, in seconds"
     ),
-    EnvVariable("MAX_SEARCHES", "8", "searches computed at once; more queue, briefly"),
+    EnvVariable(
+        "MAX_SEARCHES",
+        "8",
+        "searches computed at once (divided among the WORKERS processes); more queue, briefly",
+    ),
     EnvVariable("LOG_QUERIES", "true", "log search queries and fetched refs"),
     EnvVariable("ZIM_CHECK", "false", "run libzim's full checksum check at startup"),
     EnvVariable("MCP_ALLOWED_HOSTS", "", "extra Host values accepted (comma-separated)"),
@@ -226,7 +230,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """Worker processes parsing documents, per serving process (0: threads of the
     serving process)."""
     max_searches: int = 8
-    """Searches computed at once; the others queue for at most a quarter of
+    """Searches each serving process computes at once (MAX_SEARCHES divided among the
+    WORKERS processes, rounded up); the others queue for at most a quarter of
     SEARCH_TIMEOUT, then are refused as ``busy``."""
     archive_recheck_seconds: float = 5.0
     """Seconds between two checks of every archive file: a file changed or gone is found
@@ -377,7 +382,9 @@ def load_settings(
             minimum=0,
             maximum=MAX_PARSE_WORKERS,
         ),
-        max_searches=env.integer("MAX_SEARCHES"),
+        # Divided like the caches: the processes together compute MAX_SEARCHES at once
+        # (fewer at once in one process is faster: its searches share one GIL).
+        max_searches=-(-env.integer("MAX_SEARCHES") // workers),
         archive_recheck_seconds=env.seconds("ARCHIVE_RECHECK_SECONDS"),
     )
     if settings.search_limit > settings.search_max_limit:
