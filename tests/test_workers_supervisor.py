@@ -292,6 +292,43 @@ async def test_a_stop_signal_during_the_start_ends_it_cleanly(
     assert "spawn 2" not in fork_server.commands
 
 
+async def test_a_process_that_cannot_be_forked_is_tried_again_or_stops_the_start(
+    autojump_clock: trio.testing.MockClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    eagain = 11
+    async with trio.open_nursery() as nursery:
+        fork_server, board, _, pids, code = await started(nursery)
+        await fork_server.report(zygote.EXITED, 2, pids[2], -signal.SIGKILL)
+        await fork_server.wait_for("spawn 2", 2)
+        before = trio.current_time()
+        await fork_server.report(zygote.UNFORKED, 2, 0, eagain)
+        await fork_server.wait_for("spawn 2", 3)
+        assert trio.current_time() - before == pytest.approx(workers.FIRST_BACKOFF_SECONDS * 2)
+        pids[2] = await fork_server.start(2)
+        await fork_server.report(zygote.READY, 2, pids[2])
+        await wait_until(lambda: board.all_ready)
+        await stop(fork_server, pids, {})
+    assert code == [0]
+    assert (
+        "serving process 2 could not be started: Resource temporarily unavailable; "
+        "trying again in 1 s"
+    ) in caplog.messages
+    fork_server, board = ForkServer(), Board(2)
+    async with trio.open_nursery() as nursery:
+
+        async def refuses() -> None:
+            await fork_server.wait_for("spawn 1")
+            await fork_server.report(zygote.UNFORKED, 1, 0, eagain)
+            await fork_server.wait_for(f"stop {int(signal.SIGTERM)}")
+            await fork_server.gone()
+
+        nursery.start_soon(refuses)
+        assert await supervise(fork_server, board, settings()) == 1
+    assert "serving process 1 could not be started: Resource temporarily unavailable" in (
+        caplog.messages
+    )
+
+
 async def test_a_fork_server_that_goes_away_is_an_error(
     autojump_clock: trio.testing.MockClock, caplog: pytest.LogCaptureFixture
 ) -> None:

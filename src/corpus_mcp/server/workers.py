@@ -295,6 +295,8 @@ class Supervisor:
             self._ready(slot)
         elif word == zygote.EXITED and pid == slot.pid:
             self._exited(slot, rest[0])
+        elif word == zygote.UNFORKED:
+            self._unforked(slot, rest[0])
         self._publish()
         self._changed.set()
         self._changed = trio.Event()
@@ -354,6 +356,26 @@ class Supervisor:
             _how(code),
             "" if was_ready else " before it was ready",
             f" in {delay:g} s" if delay else "",
+        )
+        assert self._nursery is not None
+        self._nursery.start_soon(self._replace, slot, delay)
+
+    def _unforked(self, slot: _Slot, error: int) -> None:
+        """The fork server could not fork ``slot``'s process (a process or memory limit):
+        at startup the server stops, later it tries again, backing off."""
+        reason = os.strerror(error) if error else "unknown error"
+        if not self.serving and slot.number == 1 and not slot.restarts:
+            log.error("serving process 1 could not be started: %s", reason)
+            self.exit_code = 1
+            self._stop(signal.SIGTERM)
+            return
+        slot.young_deaths += 1
+        delay = min(MAX_BACKOFF_SECONDS, FIRST_BACKOFF_SECONDS * 2 ** (slot.young_deaths - 1))
+        log.warning(
+            "serving process %d could not be started: %s; trying again in %g s",
+            slot.number,
+            reason,
+            delay,
         )
         assert self._nursery is not None
         self._nursery.start_soon(self._replace, slot, delay)

@@ -11,7 +11,8 @@ written (measured: 55 MB of PSS each for two forked processes, 94 MB each spawne
 DEVELOPERS.md, "Serving processes").
 
 Commands arrive on a pipe, one line each (``spawn``, ``signal``, ``stop``, ``kill``);
-what happens is reported on another pipe, one line each (``started``, ``exited``),
+what happens is reported on another pipe, one line each (``started``, ``exited``,
+``unforked``),
 which the serving processes write to as well (``ready``). Lines are shorter than
 ``PIPE_BUF``, so the writers' lines never interleave. The serving processes are this
 process's children: it reaps them and reports their exit statuses, and it is the only
@@ -43,6 +44,8 @@ STOP: Final = "stop"
 KILL: Final = "kill"
 STARTED: Final = "started"
 EXITED: Final = "exited"
+UNFORKED: Final = "unforked"
+"""A serving process that could not be forked (``unforked <number> 0 <errno>``)."""
 READY: Final = "ready"
 
 _PR_SET_PDEATHSIG: Final = 1
@@ -127,7 +130,11 @@ class _ForkServer:
         word, *arguments = words
         if word == SPAWN and self.forking:
             number = int(arguments[0])
-            pid = _fork(number, self.serve, self.events, (self.commands, *private))
+            try:
+                pid = _fork(number, self.serve, self.events, (self.commands, *private))
+            except OSError as exc:  # a process or memory limit: the supervisor tries again
+                report(self.events, UNFORKED, number, 0, exc.errno or 0)
+                return
             self.children[pid] = number
             report(self.events, STARTED, number, pid)
         elif word == SIGNAL:
