@@ -287,6 +287,35 @@ def test_a_killed_process_is_replaced_while_the_port_keeps_answering(
     assert restarts == {"1": 0.0, "2": 1.0}
 
 
+def test_a_stop_signal_to_every_process_at_once_stops_cleanly(
+    demo_archives: dict[str, Path], tmp_path: Path
+) -> None:
+    """A terminal's Ctrl-C (or systemd's SIGTERM to the cgroup) reaches the supervisor,
+    its fork server and every serving process at once."""
+    manifest = write_corpus(tmp_path / "corpus", demo_archives, ["wikipedia"])
+    log = tmp_path / "stderr.log"
+    with log.open("wb") as stderr:
+        process = subprocess.Popen(
+            [str(CORPUS_MCP), "serve"],
+            env=server_environment(manifest, free_port(), **TWO),
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            start_new_session=True,
+        )
+    server = ServerProcess(process, log, 0)
+    try:
+        server.wait_until_serving()
+        processes = descendants(process.pid)
+        os.killpg(process.pid, signal.SIGINT)
+        assert process.wait(timeout=STARTUP_GUARD_SECONDS) == 0, server.stderr
+        gone(processes, server)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert "Traceback" not in server.stderr
+
+
 def test_no_process_outlives_a_killed_supervisor(served: ServerProcess) -> None:
     processes = descendants(served.process.pid)
     served.process.kill()

@@ -331,8 +331,10 @@ class Supervisor:
         self.board.clear(slot.number)
         self.board.all_ready = False
         if self.stopping:
-            # A process still starting may die of the stop signal before trio took it.
-            stopped = code in (-signal.SIGTERM, -signal.SIGINT) and not was_ready
+            # A stop signal is only fatal before trio watches it (the process served
+            # nothing yet) or after it stopped watching (it has drained): a terminal's
+            # Ctrl-C, or systemd's SIGTERM, reach every process besides the one passed on.
+            stopped = code in (-signal.SIGTERM, -signal.SIGINT)
             if code and not stopped:
                 log.warning("serving process %d %s while stopping", slot.number, _how(code))
                 self.exit_code = 1
