@@ -3,6 +3,8 @@ GET of the same entry, alternating."""
 
 from __future__ import annotations
 
+import json
+import math
 import time
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
@@ -14,10 +16,14 @@ from _bench_clients import CallFailed, KiwixClient, McpClient, entry_link
 from _bench_peers import Call, Peers
 from _bench_report import Goal, Latency, heading, ms, ratio, table, verdict
 from _corpora import BenchCorpus
+from _processes import ROOT
 
 from corpus_mcp.adapters import get_adapter
 from corpus_mcp.gather import STUB_MAX_BYTES
 from corpus_mcp.zim import ZimReader
+
+REFERENCE = ROOT / "scripts" / "bench-reference.json"
+"""Fetch ratios to kiwix-serve of the run before issue 20 (its "no slower than today")."""
 
 
 @dataclass(frozen=True)
@@ -156,5 +162,33 @@ def report_fetch(fetched: Sequence[Fetched]) -> list[Goal]:
             "1. fetch p50 <= kiwix-serve's raw GET",
             summary,
             "-" if not compared else "pass" if met == len(fetched) else "MISS",
-        )
+        ),
+        _against_reference(fetched),
     ]
+
+
+def _against_reference(fetched: Sequence[Fetched]) -> Goal:
+    """Issue 20: fetches no slower than before it. Ratios to kiwix-serve of one run are
+    compared with the reference run's ratios for the same articles (absolute times of
+    two runs on a shared machine do not compare): their geometric mean, now over then."""
+    goal = "3. fetch no slower than before (mcp/kiwix p50 ratio over the reference's)"
+    try:
+        reference = json.loads(REFERENCE.read_text())
+    except (OSError, ValueError):
+        return Goal(goal, f"no reference ({REFERENCE.name})", "-", issue=20)
+    then: dict[str, float] = reference["fetch"]
+    changes = []
+    for item in fetched:
+        mine, theirs = Latency.of(item.mcp).p50, Latency.of(item.kiwix).p50
+        if item.article.label in then and theirs > 0 and not math.isnan(mine / theirs):
+            changes.append((mine / theirs) / then[item.article.label])
+    if not changes:
+        return Goal(goal, "no article of the reference measured", "-", issue=20)
+    mean = math.exp(sum(map(math.log, changes)) / len(changes))
+    measured = f"{mean:.2f}x over {len(changes)} articles (reference {reference['commit']})"
+    print(
+        f"  against the reference run ({reference['commit']}, {reference['date']}): "
+        + ", ".join(f"{change:.2f}x" for change in changes)
+        + f" of its ratios; geometric mean {mean:.2f}x"
+    )
+    return Goal(goal, measured, verdict(mean, 1.0), issue=20)

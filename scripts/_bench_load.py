@@ -61,9 +61,12 @@ class Phase:
     unavailable: Counter[str] = field(default_factory=Counter)
     """Libraries named unavailable, per answer."""
     probe: list[float] = field(default_factory=list)
-    lag: dict[float, float] = field(default_factory=dict)
-    """The server's own event-loop lag over the phase: upper bound (s) -> samples at or
-    below it (the corpus_mcp_event_loop_lag_seconds histogram's growth)."""
+    lag: dict[str, dict[float, float]] = field(default_factory=dict)
+    """Each serving process's own event-loop lag over the phase (its ``process`` label,
+    ``-`` for a server of one process): upper bound (s) -> samples at or below it (the
+    corpus_mcp_event_loop_lag_seconds histogram's growth)."""
+    calls: dict[str, float] = field(default_factory=dict)
+    """Tool calls each serving process answered over the phase (by ``process``)."""
     samples: list[ProcessSample] = field(default_factory=list)
     server_cpu: float = 0.0
     client_cpu: float = 0.0
@@ -123,7 +126,7 @@ async def run_phase(
     """``agents`` copies of ``agent`` for ``seconds``, with the server (``pid``) sampled
     and, when ``probe_base`` is given, its ``/healthz`` probed."""
     phase = Phase(agents)
-    lag_before = await _lag_buckets(probe_base) if probe_base else {}
+    lag_before, calls_before = await _figures(probe_base) if probe_base else ({}, {})
     deadline = time.monotonic() + seconds
     before, client_before = sample(pid), _own_cpu()
     started = time.perf_counter()
@@ -139,19 +142,36 @@ async def run_phase(
     phase.server_cpu = sample(pid).cpu_seconds - before.cpu_seconds
     phase.client_cpu = _own_cpu() - client_before
     if probe_base:
-        after = await _lag_buckets(probe_base)
-        phase.lag = {bound: after[bound] - lag_before.get(bound, 0.0) for bound in after}
+        after, calls_after = await _figures(probe_base)
+        phase.calls = {
+            process: calls - calls_before.get(process, 0.0)
+            for process, calls in calls_after.items()
+        }
+        phase.lag = {
+            process: {
+                bound: count - lag_before.get(process, {}).get(bound, 0.0)
+                for bound, count in buckets.items()
+            }
+            for process, buckets in after.items()
+        }
     return phase
 
 
-async def _lag_buckets(base: str) -> dict[float, float]:
-    """The loop-lag histogram's cumulative buckets, from the server's /metrics."""
+async def _figures(base: str) -> tuple[dict[str, dict[float, float]], dict[str, float]]:
+    """Each serving process's loop-lag histogram (cumulative buckets) and tool calls,
+    from /metrics: a scrape of several processes shows every one's series as of the
+    scrape, labelled ``process`` (``-``: a server of one process)."""
     found = await scrape(base)
-    return {
-        float(dict(labels)["le"]): value
-        for (name, labels), value in found.items()
-        if name == "corpus_mcp_event_loop_lag_seconds_bucket"
-    }
+    buckets: dict[str, dict[float, float]] = {}
+    calls: dict[str, float] = {}
+    for (name, labels), value in found.items():
+        named = dict(labels)
+        process = named.get("process", "-")
+        if name == "corpus_mcp_event_loop_lag_seconds_bucket":
+            buckets.setdefault(process, {})[float(named["le"])] = value
+        elif name == "corpus_mcp_tool_calls_total":
+            calls[process] = calls.get(process, 0.0) + value
+    return buckets, calls
 
 
 async def _probe(base: str, phase: Phase) -> None:

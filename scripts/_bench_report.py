@@ -146,14 +146,21 @@ def _revision() -> str:
 
 @dataclass(frozen=True)
 class Goal:
-    """One line of the closing summary: a goal of issue 10, what was measured, the verdict."""
+    """One line of the closing summary: a goal of an issue, what was measured, the
+    verdict."""
 
     goal: str
     measured: str
     verdict: str
+    issue: int = 10
 
 
 def goals_table(goals: Sequence[Goal]) -> None:
-    heading("goals (issue 10), from this run")
-    ordered = sorted(goals, key=lambda g: g.goal.split(".", 1)[0])  # by goal number, stable
-    table(["goal", "measured", "verdict"], [[g.goal, g.measured, g.verdict] for g in ordered])
+    """One table per issue (10, then 20), each goal's line by its number."""
+    for issue in sorted({goal.issue for goal in goals}):
+        heading(f"goals (issue {issue}), from this run")
+        ordered = sorted(
+            (g for g in goals if g.issue == issue),
+            key=lambda g: g.goal.split(".", 1)[0],  # by goal number, stable
+        )
+        table(["goal", "measured", "verdict"], [[g.goal, g.measured, g.verdict] for g in ordered])

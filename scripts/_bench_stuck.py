@@ -83,7 +83,7 @@ async def stuck_library(
                 ms(times.p50),
                 ms(times.p95),
                 ms(times.max),
-                str(max(s.threads for s in p.samples)),
+                str(max(s.max_threads for s in p.samples)),
                 back,
             ]
         )
@@ -98,7 +98,7 @@ async def stuck_library(
             "p50",
             "p95",
             "max",
-            "threads max",
+            "threads max (a process)",
             "whole again after release",
         ],
         rows,
@@ -110,8 +110,8 @@ async def stuck_library(
     )
     healthy = Latency.of(phases[0].phase.searches)
     added = max(Latency.of(item.phase.searches).p95 for item in phases[1:]) - healthy.p95
-    threads = max(s.threads for s in phases[0].phase.samples)
-    most = max(max(s.threads for s in item.phase.samples) for item in phases[1:])
+    threads = max(s.max_threads for s in phases[0].phase.samples)
+    most = max(max(s.max_threads for s in item.phase.samples) for item in phases[1:])
     errors = sum(sum(item.phase.errors.values()) for item in phases[1:])
     empty = sum(item.phase.empty for item in phases[1:])
     named = sum(item.phase.unavailable[name] for item in phases[1:])
@@ -133,7 +133,7 @@ async def stuck_library(
             "pass" if empty <= phases[0].phase.empty else "MISS",
         ),
         Goal(
-            f"4. stuck library: threads within the worker pools ({THREAD_BOUND})",
+            f"4. stuck library: threads within the worker pools ({THREAD_BOUND} a process)",
             f"{threads} healthy, at most {most} stuck",
             "pass" if most <= THREAD_BOUND else "MISS",
         ),

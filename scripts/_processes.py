@@ -25,6 +25,9 @@ from typing import IO
 ROOT = Path(__file__).resolve().parents[1]
 SERVE = (sys.executable, "-m", "corpus_mcp", "serve")
 """The real command (what the console script and the container run)."""
+SERVER_ENV: dict[str, str] = {}
+"""Settings every corpus-mcp server started here gets beyond its defaults (``bench.py
+--server-env``: measuring an option against kiwix-serve in the same run)."""
 STARTUP_GUARD_SECONDS = 300.0
 """Only a hang guard: opening 100 archives or a large one takes seconds, not minutes."""
 STOP_GUARD_SECONDS = 15.0
@@ -78,6 +81,7 @@ def corpus_server(
         "MCP_HOST": "127.0.0.1",
         "MCP_PORT": str(port),
         "LOG_LEVEL": "warning",
+        **SERVER_ENV,
         **(env or {}),
     }
     base = f"http://127.0.0.1:{port}"
@@ -179,16 +183,22 @@ class ProcessSample:
     threads: int
     rss_bytes: int
     anonymous_bytes: int
-    """The part of RSS that is the processes' own memory (heap, stacks)."""
+    """The processes' own memory (heap, stacks), each page counted once however many of
+    the tree's processes share it (forked processes share their parent's until written):
+    the anonymous part of PSS."""
     file_bytes: int
-    """The part of RSS that is mapped files (libraries, archives): shared page cache."""
+    """Mapped files (libraries, archives: shared page cache), counted the same way: the
+    file part of PSS."""
     peak_rss_bytes: int
-    """Sum of each process's VmHWM: an upper bound of the tree's peak."""
+    """Sum of each process's VmHWM: an upper bound of the tree's peak (pages shared by
+    its processes counted in each)."""
     pss_bytes: int
     """Proportional set size: each page shared by N processes counted 1/N in each, so the
-    tree's sum counts a page its forked workers share with their parent once."""
+    tree's sum counts a page its forked processes share with their parent once."""
     cpu_seconds: float
     """User plus system time so far."""
+    max_threads: int = 0
+    """Threads of the process that has the most."""
 
 
 def process_tree(pid: int) -> list[int]:
@@ -206,7 +216,7 @@ def process_tree(pid: int) -> list[int]:
 def sample(pid: int) -> ProcessSample:
     """Threads, RSS, peak RSS and CPU time of ``pid``'s tree (processes that end while
     being read are left out)."""
-    processes = threads = rss = anonymous = mapped = peak = pss = 0
+    processes = threads = rss = anonymous = mapped = peak = pss = most = 0
     cpu = 0.0
     ticks = os.sysconf("SC_CLK_TCK")
     for member in process_tree(pid):
@@ -218,26 +228,38 @@ def sample(pid: int) -> ProcessSample:
         fields = dict(line.partition(":")[::2] for line in status.splitlines())
         processes += 1
         threads += int(fields.get("Threads", "0"))
+        most = max(most, int(fields.get("Threads", "0")))
         rss += _kib(fields.get("VmRSS", "0 kB"))
-        anonymous += _kib(fields.get("RssAnon", "0 kB"))
-        mapped += _kib(fields.get("RssFile", "0 kB"))
         peak += _kib(fields.get("VmHWM", "0 kB"))
-        pss += _pss(member)
+        proportional = _proportional(member)
+        pss += proportional.get("Pss", 0)
+        # Shared anonymous memory (the board of several serving processes) is their own.
+        anonymous += proportional.get("Pss_Anon", 0) + proportional.get("Pss_Shmem", 0)
+        mapped += proportional.get("Pss_File", 0)
         # Fields 14 and 15 of /proc/PID/stat (utime, stime), counted after "(comm)".
         utime, stime = stat.rsplit(")", 1)[1].split()[11:13]
         cpu += (int(utime) + int(stime)) / ticks
-    return ProcessSample(processes, threads, rss, anonymous, mapped, peak, pss, cpu)
+    return ProcessSample(processes, threads, rss, anonymous, mapped, peak, pss, cpu, most)
 
 
-def _pss(pid: int) -> int:
+def tree_pss(pid: int) -> int:
+    """The proportional set size of ``pid``'s tree (cheaper than :func:`sample`)."""
+    return sum(_proportional(member).get("Pss", 0) for member in process_tree(pid))
+
+
+def _proportional(pid: int) -> dict[str, int]:
+    """Pss, Pss_Anon, Pss_File, Pss_Shmem of ``pid`` in bytes (empty when it ended, or
+    on a kernel without smaps_rollup)."""
     try:
         rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
-    except OSError:  # ended meanwhile, or a kernel without smaps_rollup
-        return 0
+    except OSError:
+        return {}
+    found = {}
     for line in rollup.splitlines():
-        if line.startswith("Pss:"):
-            return _kib(line.split(":", 1)[1])
-    return 0
+        key, _, value = line.partition(":")
+        if key.startswith("Pss"):
+            found[key] = _kib(value)
+    return found
 
 
 def _kib(value: str) -> int:

@@ -6,16 +6,17 @@ side in one run, on the development kit plus the real archives.
 2. fetch of the largest article and typical ones over MCP against kiwix-serve's raw GET;
 3. 16 agents against one (search, then fetch of the hinted sections): throughput, search
    latency under load, errors, the event-loop lag proxy, threads and RSS over time;
-4. peak RSS of both servers over sections 1-3;
+4. peak memory (PSS) of both servers' process trees over sections 1-3;
 5. search latency and memory with 1, 10 and 100 archives and a million entries;
 6. a library stuck in its index calls or its reads, under 16 agents.
 
 corpus-mcp runs as a real ``corpus-mcp serve`` with default settings, reached by a lean
 client (``_bench_clients``); kiwix-serve is started on the same archives; bare libzim runs
 in this process. The machine is shared, so the peers take turns call by call and phases
-alternate; the figures are percentiles over repeats. The last table checks issue 10's goals.
+alternate; the figures are percentiles over repeats. The last tables check issue 10's and
+issue 20's goals.
 
-Usage: python scripts/bench.py [--quick] [--no-million]
+Usage: python scripts/bench.py [--quick] [--no-million] [--server-env NAME=VALUE ...]
 """
 
 from __future__ import annotations
@@ -30,16 +31,16 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 
 import trio
-from _bench_concurrency import many_agents, report_memory
+from _bench_concurrency import MemoryWatch, many_agents, report_memory
 from _bench_fetch import fetches, pick_articles, report_fetch
-from _bench_peers import Peers, kiwix_books, open_readers
+from _bench_peers import KIWIX, MCP, Peers, kiwix_books, open_readers
 from _bench_plan import Plan, make_plan
 from _bench_report import Goal, goals_table, heading, kiwix_version, machine_lines
 from _bench_scale import corpus_size
 from _bench_search import cold, report_search, seen_and_new
 from _bench_stuck import stuck_library
 from _corpora import BenchCorpus, main_corpus
-from _processes import corpus_server, kiwix_binary, kiwix_server
+from _processes import SERVER_ENV, corpus_server, kiwix_binary, kiwix_server
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="fewer rounds, no 1M archive")
     parser.add_argument("--no-million", action="store_true", help="skip the 1M-entry archive")
+    parser.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a setting for every corpus-mcp server of the run (measure an option; the "
+        "goals are judged for default settings)",
+    )
     args = parser.parse_args(argv)
+    for assignment in args.server_env:
+        name, equals, value = assignment.partition("=")
+        if not equals or not name:
+            parser.error(f"--server-env {assignment!r}: accepted: NAME=VALUE")
+        SERVER_ENV[name] = value
     budget = QUICK if args.quick else FULL
     if args.no_million:
         budget = dataclasses.replace(budget, million=False)
@@ -79,6 +93,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("corpus-mcp benchmark" + (" (--quick)" if args.quick else ""))
     for line in machine_lines(kiwix_version(kiwix) if kiwix else None):
         print(line)
+    if SERVER_ENV:
+        shown = " ".join(f"{name}={value}" for name, value in SERVER_ENV.items())
+        print(f"settings: {shown} (not the defaults: the goals' verdicts are for those)")
     corpus = main_corpus()
     print(
         f"corpus:   {corpus.description}: {len(corpus.libraries)} archives, "
@@ -135,22 +152,27 @@ async def _sections(
             processes.enter_context(kiwix_server(kiwix, corpus.files())) if kiwix else None
         )
         peers = Peers(server, kiwix_served, kiwix_books(readers), readers)
-        heading("measuring 1: single agent, seen and new ...")
-        searches = await seen_and_new(peers, plan, corpus.queries, budget.rounds)
-        groups = plan.groups[: budget.cold_groups]
-        heading(f"measuring 1: cold, {len(groups)} groups on fresh processes ...")
-        await cold(corpus, groups, kiwix, searches)
-        goals += report_search(searches, plan, groups, budget.rounds)
-        articles = pick_articles(corpus, readers)
-        goals += report_fetch(await fetches(peers, articles, budget.fetch_repeats))
-        goals += await many_agents(
-            peers,
-            corpus.queries,
-            seconds=budget.load_seconds,
-            repeats=budget.load_repeats,
-            warmup=budget.warmup_seconds,
-        )
-        goals += await report_memory(peers)
+        pids = {MCP: server.pid} | ({KIWIX: kiwix_served.pid} if kiwix_served else {})
+        watch = MemoryWatch(pids)
+        async with trio.open_nursery() as watching:
+            watching.start_soon(watch.run)
+            heading("measuring 1: single agent, seen and new ...")
+            searches = await seen_and_new(peers, plan, corpus.queries, budget.rounds)
+            groups = plan.groups[: budget.cold_groups]
+            heading(f"measuring 1: cold, {len(groups)} groups on fresh processes ...")
+            await cold(corpus, groups, kiwix, searches)
+            goals += report_search(searches, plan, groups, budget.rounds)
+            articles = pick_articles(corpus, readers)
+            goals += report_fetch(await fetches(peers, articles, budget.fetch_repeats))
+            goals += await many_agents(
+                peers,
+                corpus.queries,
+                seconds=budget.load_seconds,
+                repeats=budget.load_repeats,
+                warmup=budget.warmup_seconds,
+            )
+            goals += await report_memory(peers, watch)
+            watching.cancel_scope.cancel()
     goals += await corpus_size(
         corpus,
         budget.scale,

@@ -55,13 +55,19 @@ def main() -> int:
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of soak")
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds of warm-up")
     parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument(
+        "--workers",
+        default="1",
+        help="WORKERS of the server (1: one process, as a Kubernetes pod runs it)",
+    )
     args = parser.parse_args()
     config = args.config or args.root / "corpus.toml"
     if not config.is_file():
         print(f"no manifest at {config}: build the demo corpus with `make demo`", file=sys.stderr)
         return 2
     try:
-        with corpus_server(config.resolve(), root=args.root.resolve()) as server:
+        env = {"WORKERS": args.workers}
+        with corpus_server(config.resolve(), env, root=args.root.resolve()) as server:
             return trio.run(soak, args, server)
     except ServerFailed as failure:
         print(f"the server did not start: {failure}", file=sys.stderr)

@@ -57,13 +57,18 @@ def corpus_environment(manifest: Path, **env: str) -> dict[str, str]:
 
 def server_environment(manifest: Path, port: int, **env: str) -> dict[str, str]:
     """The environment of a server over the corpus at ``manifest`` on ``port`` (0: the
-    server picks a free one and announces it)."""
+    server picks a free one and announces it).
+
+    One serving process unless ``env`` says otherwise: these tests look at one process's
+    descriptors, memory and log (each serving process of ``WORKERS=N`` is that same
+    server; ``test_server_workers.py`` tests what several add)."""
     return {
         **os.environ,
         **corpus_environment(manifest),
         "MCP_HOST": "127.0.0.1",
         "MCP_PORT": str(port),
         "LOG_LEVEL": "info",
+        "WORKERS": "1",
         **env,
     }
 

@@ -12,8 +12,10 @@ from corpus_mcp.config import (
     ConfigError,
     Library,
     Settings,
+    cpu_quota,
     load_manifest,
     load_settings,
+    usable_cpus,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,9 +47,11 @@ def settings_error(environ: dict[str, str]) -> str:
 # -- settings -----------------------------------------------------------------------------
 
 
-_CPUS = len(os.sched_getaffinity(0))
-_AUTO_WORKERS = _CPUS if _CPUS > 1 else 0
-"""What PARSE_WORKERS=auto means on this machine."""
+_CPUS = usable_cpus()
+_AUTO_WORKERS = _CPUS
+"""What WORKERS=auto means on this machine."""
+_AUTO_PARSE_WORKERS = _CPUS if _CPUS > 1 and _AUTO_WORKERS == 1 else 0
+"""What PARSE_WORKERS=auto means on this machine, with WORKERS=auto."""
 
 
 def test_defaults_are_the_documented_ones() -> None:
@@ -66,15 +70,16 @@ def test_defaults_are_the_documented_ones() -> None:
         search_timeout=5.0,
         allowed_hosts=(),
         allowed_origins=(),
-        document_cache_bytes=64_000_000,
+        document_cache_bytes=64_000_000 // _AUTO_WORKERS,
         log_level="info",
         max_connections=256,
         http_idle_timeout=5.0,
         http_body_timeout=10.0,
         http_send_timeout=30.0,
         shutdown_timeout=10.0,
-        parse_workers=_AUTO_WORKERS,
-        max_searches=8,
+        workers=_AUTO_WORKERS,
+        parse_workers=_AUTO_PARSE_WORKERS,
+        max_searches=-(-8 // _AUTO_WORKERS),
     )
 
 
@@ -102,6 +107,7 @@ def test_every_variable_is_read() -> None:
             "HTTP_BODY_TIMEOUT": "3.5",
             "HTTP_SEND_TIMEOUT": "7",
             "SHUTDOWN_TIMEOUT": "20",
+            "WORKERS": "2",
             "PARSE_WORKERS": "3",
             "MAX_SEARCHES": "4",
         }
@@ -122,21 +128,99 @@ def test_every_variable_is_read() -> None:
         search_timeout=2.5,
         allowed_hosts=("mcp.example:8000", "other.example:*"),
         allowed_origins=("https://app.example",),
-        document_cache_bytes=16_000_000,
+        document_cache_bytes=8_000_000,  # DOCUMENT_CACHE_MB shared by the two processes
         log_level="debug",
         max_connections=64,
         http_idle_timeout=2.0,
         http_body_timeout=3.5,
         http_send_timeout=7.0,
         shutdown_timeout=20.0,
+        workers=2,
         parse_workers=3,
-        max_searches=4,
+        max_searches=2,  # MAX_SEARCHES shared by the two processes
     )
 
 
 @pytest.mark.parametrize("value", ["auto", "AUTO", " auto "])
-def test_parse_workers_auto_is_one_per_usable_cpu_and_none_with_one(value: str) -> None:
-    assert load_settings({"PARSE_WORKERS": value}).parse_workers == _AUTO_WORKERS
+def test_parse_workers_auto_is_one_per_usable_cpu_for_one_serving_process(value: str) -> None:
+    settings = load_settings({"PARSE_WORKERS": value, "WORKERS": "1"})
+    assert settings.parse_workers == (_CPUS if _CPUS > 1 else 0)
+
+
+def test_parse_workers_auto_is_none_with_several_serving_processes() -> None:
+    assert load_settings({"PARSE_WORKERS": "auto", "WORKERS": "2"}).parse_workers == 0
+    assert load_settings({"PARSE_WORKERS": "2", "WORKERS": "2"}).parse_workers == 2
+
+
+@pytest.mark.parametrize("value", ["auto", "AUTO", " auto "])
+def test_workers_auto_is_one_per_usable_cpu(value: str) -> None:
+    assert load_settings({"WORKERS": value}).workers == _CPUS
+
+
+def test_the_caches_and_searches_are_shared_by_the_serving_processes() -> None:
+    settings = load_settings({"WORKERS": "4", "DOCUMENT_CACHE_MB": "64", "MAX_SEARCHES": "6"})
+    assert (settings.workers, settings.document_cache_bytes) == (4, 16_000_000)
+    assert settings.max_searches == 2  # 6 / 4, rounded up
+
+
+def test_one_process_commands_ignore_workers_but_check_it() -> None:
+    settings = load_settings({"WORKERS": "4", "DOCUMENT_CACHE_MB": "64"}, one_process=True)
+    assert (settings.workers, settings.document_cache_bytes) == (1, 64_000_000)
+    assert settings.parse_workers == (_CPUS if _CPUS > 1 else 0)
+    with pytest.raises(ConfigError, match="WORKERS='many'"):
+        load_settings({"WORKERS": "many"}, one_process=True)
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "65", "two", "1.5"])
+def test_a_bad_workers_value_says_what_is_accepted(value: str) -> None:
+    assert f"WORKERS={value!r}: accepted: auto or an integer from 1 to 64" in settings_error(
+        {"WORKERS": value}
+    )
+
+
+def _cgroups(tmp_path: Path, membership: str, files: dict[str, str]) -> tuple[Path, Path]:
+    """A fake /proc/self/cgroup (``membership``) and cgroup tree (``files``)."""
+    proc = tmp_path / "cgroup"
+    proc.write_text(membership)
+    root = tmp_path / "sys"
+    for relative, text in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+    return proc, root
+
+
+@pytest.mark.parametrize(
+    ("membership", "files", "quota"),
+    [
+        ("0::/pod\n", {"pod/cpu.max": "150000 100000\n"}, 1.5),
+        ("0::/\n", {"cpu.max": "max 100000\n"}, None),
+        (
+            "4:memory:/x\n1:cpu,cpuacct:/box\n",
+            {"cpu/box/cpu.cfs_quota_us": "200000\n", "cpu/box/cpu.cfs_period_us": "100000\n"},
+            2.0,
+        ),
+        (
+            "1:cpu:/\n",
+            {"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"},
+            None,
+        ),
+        ("0::/gone\n", {}, None),
+        ("0::/odd\n", {"odd/cpu.max": "lots 100000\n"}, None),
+    ],
+)
+def test_a_cpu_quota_is_read_from_cgroup_v2_or_v1(
+    tmp_path: Path, membership: str, files: dict[str, str], quota: float | None
+) -> None:
+    proc, root = _cgroups(tmp_path, membership, files)
+    assert cpu_quota(root, proc) == quota
+
+
+def test_a_cpu_quota_bounds_the_usable_cpus(tmp_path: Path) -> None:
+    proc, root = _cgroups(tmp_path, "0::/\n", {"cpu.max": "50000 100000\n"})
+    assert usable_cpus(root, proc) == 1  # half a CPU: one process
+    proc, root = _cgroups(tmp_path, "0::/\n", {"cpu.max": "max 100000\n"})
+    assert usable_cpus(root, proc) == len(os.sched_getaffinity(0))
+    assert cpu_quota(root, tmp_path / "no such file") is None
 
 
 def test_parse_workers_zero_parses_in_threads() -> None:

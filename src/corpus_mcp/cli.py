@@ -358,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "init":
         return _init(args)
     try:
-        settings = load_settings()
+        settings = load_settings(one_process=args.command != "serve")
     except ConfigError as exc:
         print(f"corpus-mcp {args.command}: {exc}", file=sys.stderr)
         return EXIT_CONFIG

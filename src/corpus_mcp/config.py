@@ -74,7 +74,11 @@ ENV_VARIABLES: tuple[EnvVariable, ...] = (
     EnvVariable(
         "SEARCH_TIMEOUT", "5", "deadline of a search, and of a fetch's archive work, in seconds"
     ),
-    EnvVariable("MAX_SEARCHES", "8", "searches computed at once; more queue, briefly"),
+    EnvVariable(
+        "MAX_SEARCHES",
+        "8",
+        "searches computed at once (divided among the WORKERS processes); more queue, briefly",
+    ),
     EnvVariable("LOG_QUERIES", "true", "log search queries and fetched refs"),
     EnvVariable("ZIM_CHECK", "false", "run libzim's full checksum check at startup"),
     EnvVariable("MCP_ALLOWED_HOSTS", "", "extra Host values accepted (comma-separated)"),
@@ -98,9 +102,16 @@ ENV_VARIABLES: tuple[EnvVariable, ...] = (
     EnvVariable("HTTP_SEND_TIMEOUT", "30", "seconds a response may wait for a non-reading client"),
     EnvVariable("SHUTDOWN_TIMEOUT", "10", "seconds calls in flight get after SIGTERM/SIGINT"),
     EnvVariable(
+        "WORKERS",
+        "auto",
+        "serve: processes serving HTTP on MCP_PORT, each with its own corpus and caches; "
+        "auto: one per usable CPU (1: this process alone); stdio is always one process",
+    ),
+    EnvVariable(
         "PARSE_WORKERS",
         "auto",
-        "processes parsing documents; auto: one per CPU (none with one CPU); 0: threads",
+        "processes parsing documents, per serving process; auto: one per CPU with one "
+        "serving process and one CPU or more, none otherwise; 0: threads",
     ),
     EnvVariable(
         "ARCHIVE_RECHECK_SECONDS",
@@ -110,16 +121,68 @@ ENV_VARIABLES: tuple[EnvVariable, ...] = (
     ),
 )
 _DEFAULTS = {variable.name: variable.default for variable in ENV_VARIABLES}
-#: More parse workers than this only costs memory on any machine this serves.
+#: More parse workers (or serving processes) than this only costs memory on any machine
+#: this serves.
 MAX_PARSE_WORKERS = 64
+MAX_WORKERS = 64
+#: Where cgroup v2 and v1 keep the CPU quota of the process's group (read by usable_cpus),
+#: and where the kernel says which groups the process is in.
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+PROC_CGROUP = Path("/proc/self/cgroup")
 
 
-def _usable_cpus() -> int:
-    """CPUs this process may run on (its affinity, e.g. a container's cpuset)."""
+def usable_cpus(cgroup_root: Path = CGROUP_ROOT, proc_cgroup: Path = PROC_CGROUP) -> int:
+    """CPUs this process can keep busy: the ones it may run on (its affinity, e.g. a
+    container's cpuset), fewer under a CPU quota (a container's or pod's CPU limit, which
+    leaves the affinity at every core of the host): 1.5 CPUs count as 2."""
     try:
-        return len(os.sched_getaffinity(0))
+        cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+        cpus = os.cpu_count() or 1
+    quota = cpu_quota(cgroup_root, proc_cgroup)
+    return max(1, min(cpus, math.ceil(quota))) if quota is not None else cpus
+
+
+def cpu_quota(cgroup_root: Path = CGROUP_ROOT, proc_cgroup: Path = PROC_CGROUP) -> float | None:
+    """The CPU quota of this process's cgroup in CPUs (cgroup v2 ``cpu.max``, else v1
+    ``cpu.cfs_quota_us`` over ``cpu.cfs_period_us``), or None without a quota. Only the
+    group's own file is read: inside a container that is the container's limit."""
+    try:
+        lines = proc_cgroup.read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        hierarchy, _, rest = line.partition(":")
+        controllers, _, path = rest.partition(":")
+        group = path.lstrip("/")
+        if hierarchy == "0" and not controllers:
+            found = _read_quota(cgroup_root / group / "cpu.max", None)
+        elif "cpu" in controllers.split(","):
+            found = _read_quota(
+                cgroup_root / "cpu" / group / "cpu.cfs_quota_us",
+                cgroup_root / "cpu" / group / "cpu.cfs_period_us",
+            )
+        else:
+            continue
+        if found is not None:
+            return found
+    return None
+
+
+def _read_quota(quota_file: Path, period_file: Path | None) -> float | None:
+    """A quota in CPUs from cgroup v2's ``cpu.max`` (``quota period`` or ``max period``)
+    or v1's two files (``-1`` when unlimited); None when unlimited or unreadable."""
+    try:
+        if period_file is None:
+            quota, _, period = quota_file.read_text().strip().partition(" ")
+        else:
+            quota, period = quota_file.read_text().strip(), period_file.read_text().strip()
+        if quota in ("max", "-1") or not period:
+            return None
+        cpus = int(quota) / int(period)
+    except (OSError, ValueError, ZeroDivisionError):
+        return None
+    return cpus if cpus > 0 else None
 
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
@@ -142,6 +205,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """Host header values accepted beyond 127.0.0.1/localhost on MCP_PORT."""
     allowed_origins: tuple[str, ...] = ()
     document_cache_bytes: int = 64 * 1_000_000
+    """Parsed documents each serving process keeps: DOCUMENT_CACHE_MB divided among the
+    WORKERS processes."""
     log_level: LogLevel = "info"
     log_format: LogFormat = "text"
     """``json``: one object per line with time, level, logger, message and the record's
@@ -162,10 +227,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     shutdown_timeout: float = 10.0
     """Seconds calls in flight get to finish after SIGTERM/SIGINT; then they are
     answered 503. Compose's stop_grace_period must leave a few seconds more."""
+    workers: int = 1
+    """Processes serving HTTP on one port (``corpus-mcp serve``), each with its own
+    corpus and caches, supervised by one more (:mod:`corpus_mcp.server.workers`); 1:
+    the process serves alone. stdio and the terminal commands are always one process."""
     parse_workers: int = 0
-    """Worker processes parsing documents (0: threads of the server process)."""
+    """Worker processes parsing documents, per serving process (0: threads of the
+    serving process)."""
     max_searches: int = 8
-    """Searches computed at once; the others queue for at most a quarter of
+    """Searches each serving process computes at once (MAX_SEARCHES divided among the
+    WORKERS processes, rounded up); the others queue for at most a quarter of
     SEARCH_TIMEOUT, then are refused as ``busy``."""
     archive_recheck_seconds: float = 5.0
     """Seconds between two checks of every archive file: a file changed or gone is found
@@ -248,32 +319,40 @@ class _EnvReader:
         result: str = self._parse(name, parse, _DEFAULTS[name])
         return result
 
-    def workers(self, name: str) -> int:
-        """A process count: ``auto`` (one per usable CPU, none with one) or 0-64."""
+    def processes(self, name: str, *, auto: int, minimum: int, maximum: int) -> int:
+        """A process count: ``auto`` (meaning ``auto``) or an integer in the range."""
 
         def parse(value: str) -> int:
             if value.lower() == "auto":
-                return _usable_cpus() if _usable_cpus() > 1 else 0
-            if not _INTEGER.match(value) or not 0 <= int(value) <= MAX_PARSE_WORKERS:
-                raise ValueError(f"accepted: auto or an integer from 0 to {MAX_PARSE_WORKERS}")
+                return auto
+            if not _INTEGER.match(value) or not minimum <= int(value) <= maximum:
+                raise ValueError(f"accepted: auto or an integer from {minimum} to {maximum}")
             return int(value)
 
-        result: int = self._parse(name, parse, 0)
+        result: int = self._parse(name, parse, auto)
         return result
 
     def items(self, name: str) -> tuple[str, ...]:
         return tuple(item.strip() for item in self.raw(name).split(",") if item.strip())
 
 
-def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
+def load_settings(
+    environ: Mapping[str, str] | None = None, *, one_process: bool = False
+) -> Settings:
     """Build :class:`Settings` from ``environ`` (default ``os.environ``), all or nothing.
 
     Every invalid variable is reported in one :class:`ConfigError`, one per line.
+    ``one_process``: for a command that always runs in one process (stdio, the terminal
+    commands), whatever WORKERS says (it is still checked).
     """
     env = _EnvReader(os.environ if environ is None else environ)
     log_level: Any = env.choice("LOG_LEVEL", LOG_LEVELS)
     log_format: Any = env.choice("LOG_FORMAT", LOG_FORMATS)
     search_engine: Any = env.choice("SEARCH_ENGINE", SEARCH_ENGINES)
+    cpus = usable_cpus()
+    workers = env.processes("WORKERS", auto=min(cpus, MAX_WORKERS), minimum=1, maximum=MAX_WORKERS)
+    if one_process:
+        workers = 1
     settings = Settings(
         corpus_root=env.path("CORPUS_ROOT"),
         corpus_config=env.path("CORPUS_CONFIG"),
@@ -289,7 +368,8 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         search_timeout=env.seconds("SEARCH_TIMEOUT"),
         allowed_hosts=env.items("MCP_ALLOWED_HOSTS"),
         allowed_origins=env.items("MCP_ALLOWED_ORIGINS"),
-        document_cache_bytes=env.integer("DOCUMENT_CACHE_MB") * 1_000_000,
+        # One share per serving process: the processes together hold what it says.
+        document_cache_bytes=env.integer("DOCUMENT_CACHE_MB") * 1_000_000 // workers,
         log_level=log_level,
         log_format=log_format,
         search_engine=search_engine,
@@ -298,8 +378,18 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         http_body_timeout=env.seconds("HTTP_BODY_TIMEOUT"),
         http_send_timeout=env.seconds("HTTP_SEND_TIMEOUT"),
         shutdown_timeout=env.seconds("SHUTDOWN_TIMEOUT"),
-        parse_workers=env.workers("PARSE_WORKERS"),
-        max_searches=env.integer("MAX_SEARCHES"),
+        workers=workers,
+        parse_workers=env.processes(
+            "PARSE_WORKERS",
+            # Several serving processes use the cores already; parse workers for each
+            # would only cost memory (DEVELOPERS.md, "Serving processes").
+            auto=cpus if cpus > 1 and workers == 1 else 0,
+            minimum=0,
+            maximum=MAX_PARSE_WORKERS,
+        ),
+        # Divided like the caches: the processes together compute MAX_SEARCHES at once
+        # (fewer at once in one process is faster: its searches share one GIL).
+        max_searches=-(-env.integer("MAX_SEARCHES") // workers),
         archive_recheck_seconds=env.seconds("ARCHIVE_RECHECK_SECONDS"),
     )
     if settings.search_limit > settings.search_max_limit:

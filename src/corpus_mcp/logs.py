@@ -9,6 +9,10 @@ is applied where a record is made (the call fields hold no query or ref then, fa
 are described by :mod:`corpus_mcp.redaction`), never by a formatter.
 
 stdout stays free for the stdio transport's protocol and the CLI's answers.
+
+With several serving processes (``WORKERS``) every record of a serving process names it:
+``time LEVEL logger [process 2]: message`` as text, a ``process`` field in JSON
+(:func:`tag_process`); the supervisor's records carry no process.
 """
 
 from __future__ import annotations
@@ -24,7 +28,13 @@ from corpus_mcp.config import LogFormat
 FIELDS: Final = "fields"
 """The ``extra`` key whose mapping a JSON record carries as fields of its own."""
 TEXT_FORMAT: Final = "%(asctime)s %(levelname)s %(name)s: %(message)s"
-_BASE_KEYS: Final = ("time", "level", "logger", "message")
+PROCESS_TEXT_FORMAT: Final = (
+    "%(asctime)s %(levelname)s %(name)s [process %(process_number)s]: %(message)s"
+)
+PROCESS: Final = "process_number"
+"""The record attribute naming the serving process a record comes from (set by
+:func:`tag_process`)."""
+_BASE_KEYS: Final = ("time", "level", "logger", "message", "process")
 
 
 class JsonFormatter(logging.Formatter):
@@ -37,6 +47,9 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "message": record.getMessage(),
         }
+        process = getattr(record, PROCESS, None)
+        if process is not None:
+            entry["process"] = process
         fields = getattr(record, FIELDS, None)
         if isinstance(fields, dict):
             # A field never replaces one of the four every record has.
@@ -58,6 +71,28 @@ def configure_logging(level: str, log_format: LogFormat = "text") -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(formatter(log_format))
     logging.basicConfig(level=level.upper(), handlers=[handler])
+
+
+class _ProcessTag(logging.Filter):
+    """Names the serving process on every record a handler writes."""
+
+    def __init__(self, process: int) -> None:
+        super().__init__()
+        self.process = process
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        setattr(record, PROCESS, self.process)
+        return True
+
+
+def tag_process(process: int, log_format: LogFormat) -> None:
+    """From now on, every record this process writes names it as serving ``process``
+    (the handlers were set up by the supervisor it was forked from)."""
+    for handler in logging.getLogger().handlers:
+        handler.filters = [f for f in handler.filters if not isinstance(f, _ProcessTag)]
+        handler.addFilter(_ProcessTag(process))
+        if log_format == "text":
+            handler.setFormatter(logging.Formatter(PROCESS_TEXT_FORMAT))
 
 
 def report_startup_failure(message: str, log_format: LogFormat) -> None:

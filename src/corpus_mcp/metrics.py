@@ -10,6 +10,14 @@ One registry per process, with the official client's process and Python collecto
 (descriptors, memory, CPU, garbage collection) beside ours. Label values are tool
 names, outcomes, library names from the manifest and fixed kinds: never a query, a
 ref or a path, so ``LOG_QUERIES=false`` needs nothing here.
+
+With several serving processes (``WORKERS``), each keeps its own registry and also
+publishes it as a :func:`snapshot` once a second; the process answering ``/metrics``
+shows every process's series, each labelled ``process`` (:func:`merged_exposition`),
+plus the supervisor's own (:func:`supervisor_snapshot`). Series are per process rather
+than summed: counters stay monotonic per series when a process is replaced (Prometheus
+treats the replacement's start as a counter reset), and a sum is one ``sum without
+(process)`` away while a sum cannot be taken apart again.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ from prometheus_client import (
 )
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 
 from corpus_mcp.errors import ErrorCode
 
@@ -319,3 +328,113 @@ def exposition(accept: str | None) -> tuple[bytes, str]:
     the response's content type."""
     encode, content_type = choose_encoder(accept or "")
     return encode(REGISTRY), content_type
+
+
+# -- several serving processes ---------------------------------------------------------
+
+PROCESS_LABEL: Final = "process"
+"""The label naming the serving process (1 to WORKERS) of a series."""
+
+
+class _Family(msgspec.Struct, array_like=True, frozen=True):
+    """One metric family as a snapshot carries it (what a scrape would show of it)."""
+
+    name: str
+    kind: str
+    documentation: str
+    unit: str
+    samples: list[tuple[str, dict[str, str], float]]
+
+
+_SNAPSHOTS = msgspec.msgpack.Decoder(list[_Family])
+# msgpack rather than JSON: it keeps inf and NaN (histogram sums, ratios) as they are.
+_ENCODER = msgspec.msgpack.Encoder()
+
+
+def _families(collector: Collector) -> list[_Family]:
+    return [
+        _Family(
+            metric.name,
+            metric.type,
+            metric.documentation,
+            metric.unit,
+            [(sample.name, dict(sample.labels), float(sample.value)) for sample in metric.samples],
+        )
+        for metric in collector.collect()
+    ]
+
+
+def snapshot() -> bytes:
+    """This process's metrics, as another process shows them (:func:`merged_exposition`)."""
+    return _ENCODER.encode(_families(REGISTRY))
+
+
+def supervisor_snapshot(processes: int, ready: int, restarts: dict[int, int]) -> bytes:
+    """The supervisor's own series: serving processes configured and ready, and how
+    often each was started again after it had exited."""
+    configured = _Family(
+        "corpus_mcp_processes",
+        "gauge",
+        "Serving processes configured (WORKERS).",
+        "",
+        [("corpus_mcp_processes", {}, float(processes))],
+    )
+    serving = _Family(
+        "corpus_mcp_processes_ready",
+        "gauge",
+        "Serving processes that have opened their corpus and accept calls.",
+        "",
+        [("corpus_mcp_processes_ready", {}, float(ready))],
+    )
+    restarted = _Family(
+        "corpus_mcp_process_restarts",
+        "counter",
+        "Serving processes started again after one exited (crashed, killed, or stopped "
+        "by someone other than the supervisor).",
+        "",
+        [
+            ("corpus_mcp_process_restarts_total", {PROCESS_LABEL: str(process)}, float(count))
+            for process, count in sorted(restarts.items())
+        ],
+    )
+    return _ENCODER.encode([configured, serving, restarted])
+
+
+class _Merged:
+    """Every process's families as one registry would collect them: each family once,
+    with the samples of every process that has it (labelled with the process)."""
+
+    def __init__(self, families: dict[str, Metric]) -> None:
+        self._families = families
+
+    def collect(self) -> Iterator[Metric]:
+        yield from self._families.values()
+
+
+def merged_exposition(
+    accept: str | None, process: int, others: Iterable[tuple[int | None, bytes]]
+) -> tuple[bytes, str]:
+    """:func:`exposition` for serving process ``process`` among several: its own series
+    as they are now and ``others``' snapshots, each series labelled with its process
+    (``None``: the supervisor's snapshot, whose series carry the labels they have)."""
+    merged: dict[str, Metric] = {}
+
+    def add(families: Iterable[_Family], label: int | None) -> None:
+        for family in families:
+            metric = merged.get(family.name)
+            if metric is None:
+                metric = Metric(family.name, family.documentation, family.kind, family.unit)
+                merged[family.name] = metric
+            for name, labels, value in family.samples:
+                named = labels if label is None else {**labels, PROCESS_LABEL: str(label)}
+                metric.add_sample(name, named, value)
+
+    add(_families(REGISTRY), process)
+    for label, payload in others:
+        if payload:
+            try:
+                add(_SNAPSHOTS.decode(payload), label)
+            except msgspec.DecodeError:  # a board of another version: nothing to show
+                continue
+    encode, content_type = choose_encoder(accept or "")
+    return encode(_Merged(merged)), content_type

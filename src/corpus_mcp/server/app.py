@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from collections.abc import Mapping
 from typing import Any, Protocol
@@ -63,7 +64,8 @@ READY_PATH = "/readyz"
 """Readiness (load balancers, Kubernetes readinessProbe): 200 while new calls are welcome,
 503 once the server drains after SIGTERM. The socket listens only once every archive is
 open, and a reload swaps corpora in one step with the old one serving until then, so
-neither needs a not-ready phase of its own."""
+neither needs a not-ready phase of its own. With several serving processes, 200 only
+while every one of them is ready (503 ``starting`` while one starts or is replaced)."""
 METRICS_PATH = "/metrics"
 """Prometheus metrics (:mod:`corpus_mcp.metrics`), in the format the scraper asks for."""
 MAX_BODY_BYTES = 64 * 1024
@@ -74,6 +76,22 @@ INSTRUCTIONS = (
     "Call `search` first, then `fetch` a result's `ref`, ideally with only the "
     "`relevant_sections` it suggests. Refs are opaque: pass them back unchanged."
 )
+
+
+class Processes(Protocol):
+    """The serving processes of one port, as one of them sees them
+    (:class:`corpus_mcp.server.workers.Sibling`)."""
+
+    @property
+    def process(self) -> int:
+        """This process's number (1 to WORKERS)."""
+
+    @property
+    def all_ready(self) -> bool:
+        """Whether every serving process accepts calls now."""
+
+    async def exposition(self, accept: str | None) -> tuple[bytes, str]:
+        """Every process's metrics, each series labelled with its process."""
 
 
 class CorpusAPI(Protocol):
@@ -327,8 +345,10 @@ class CorpusApp:
         *,
         body_timeout: float,
         log_queries: bool,
+        processes: Processes | None = None,
     ) -> None:
         self.mcp_app = mcp_app
+        self.processes = processes
         self.allowed_hosts = list(security.allowed_hosts)
         self.allowed_origins = list(security.allowed_origins)
         self.corpus = corpus
@@ -421,14 +441,28 @@ class CorpusApp:
             await exchange.text(405, "Method Not Allowed", extra=allow, close=True)
         elif path == METRICS_PATH:
             accept = ", ".join(header_values(scope, b"accept"))
-            text, content_type = metrics.exposition(accept)
+            if self.processes is None:
+                text, content_type = metrics.exposition(accept)
+            else:
+                text, content_type = await self.processes.exposition(accept)
             await exchange.respond(200, text, content_type.encode(), head=head)
         elif path == READY_PATH and self.draining:
-            draining = {"status": "draining", "libraries": len(self.corpus.libraries)}
+            draining = {"status": "draining", **self._whom()}
             await exchange.json(503, draining, reason="draining: shutting down", head=head)
+        elif path == READY_PATH and self.processes is not None and not self.processes.all_ready:
+            starting = {"status": "starting", **self._whom()}
+            reason = "starting: a serving process is starting"
+            await exchange.json(503, starting, reason=reason, head=head)
         else:
-            ok = {"status": "ok", "libraries": len(self.corpus.libraries)}
-            await exchange.json(200, ok, head=head)
+            await exchange.json(200, {"status": "ok", **self._whom()}, head=head)
+
+    def _whom(self) -> dict[str, int]:
+        """What a probe's answer says besides its status: the libraries served and, with
+        several serving processes, which one answered (for diagnostics)."""
+        whom = {"libraries": len(self.corpus.libraries)}
+        if self.processes is not None:
+            whom |= {"process": self.processes.process, "pid": os.getpid()}
+        return whom
 
     async def _forward(self, scope: Scope, receive: Receive, exchange: Exchange) -> None:
         """Read and check the body, then hand the request to the SDK with it replayed."""
@@ -452,8 +486,11 @@ class CorpusApp:
         await self.mcp_app(scope, replaying(body, receive), exchange.send)
 
 
-def build_app(corpus: CorpusAPI, settings: Settings, *, port: int) -> CorpusApp:
-    """The whole ASGI app for a server listening on ``port`` (the real one, not 0).
+def build_app(
+    corpus: CorpusAPI, settings: Settings, *, port: int, processes: Processes | None = None
+) -> CorpusApp:
+    """The whole ASGI app for a server listening on ``port`` (the real one, not 0), one
+    of several serving ``processes`` when given.
 
     Build a new one per server: the SDK's session manager runs only once.
     """
@@ -476,4 +513,5 @@ def build_app(corpus: CorpusAPI, settings: Settings, *, port: int) -> CorpusApp:
         corpus,
         body_timeout=settings.http_body_timeout,
         log_queries=settings.log_queries,
+        processes=processes,
     )

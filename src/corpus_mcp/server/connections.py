@@ -13,7 +13,12 @@ replaces that part and keeps hypercorn's per-connection protocol handling
   descriptors is retried quietly, logged at most once per :data:`EMFILE_LOG_SECONDS`;
 - every connection is a :class:`~corpus_mcp.server.streams.LingeringStream`: its
   writes are bounded by ``HTTP_SEND_TIMEOUT`` and its close lingers, so an early answer
-  (413, 408, 503) is never reset away.
+  (413, 408, 503) is never reset away;
+- with several serving processes on one socket (``WORKERS``), a process that serves
+  more connections than another lets that one take the next (:class:`Balance`). The
+  kernel wakes every process for each connection and the first to call ``accept`` gets
+  it: measured under 16 agents on 2 cores, one process took all 16 connections of a
+  burst, and the other none; with the balance, 8 each (DEVELOPERS.md).
 """
 
 from __future__ import annotations
@@ -24,8 +29,10 @@ import json
 import logging
 import os
 import resource
+import select
 import socket
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 import trio
 
@@ -44,7 +51,24 @@ ACCEPT_RETRY_SECONDS = 0.1
 EMFILE_LOG_SECONDS = 10.0
 _CAPACITY_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
 
+BALANCE_DEFER_SECONDS = 0.05
+"""How long a process serving more connections than another waits, once a connection is
+pending, for that one to accept it; then it accepts it itself (the other may be busy)."""
+
 ServeConnection = Callable[[LingeringStream], Awaitable[None]]
+
+
+class Balance(Protocol):
+    """The connections of the other processes accepting from the same socket."""
+
+    def served(self, count: int) -> None:
+        """This process accepts, and serves ``count`` connections now."""
+
+    def stopped(self) -> None:
+        """This process accepts no more connections (it drains)."""
+
+    def fewer_elsewhere(self, count: int) -> bool:
+        """Whether another accepting process serves fewer than ``count``."""
 
 
 def shed_response(reason: str) -> bytes:
@@ -71,9 +95,17 @@ class ConnectionPool:
     """Accepts connections and hands at most ``limit`` of them to ``serve`` at once."""
 
     def __init__(
-        self, serve: ServeConnection, *, limit: int, shed_limit: int, send_timeout: float
+        self,
+        serve: ServeConnection,
+        *,
+        limit: int,
+        shed_limit: int,
+        send_timeout: float,
+        balance: Balance | None = None,
     ) -> None:
         self._serve = serve
+        self._balance = balance
+        self._accepting = False
         self.limit = limit
         self.shed_limit = shed_limit
         self._send_timeout = send_timeout
@@ -87,9 +119,13 @@ class ConnectionPool:
 
     async def accept_forever(self, listener: trio.SocketListener, nursery: trio.Nursery) -> None:
         """Accept from ``listener`` until cancelled; connections run in ``nursery``."""
+        self._accepting = True
+        self._report()
         while True:
             while self.open >= self.limit and self.shedding >= self.shed_limit:
                 await self._freed.wait()  # both full: let the kernel's backlog hold them
+            if await self._left_to_another(listener):
+                continue
             try:
                 stream = await listener.accept()
             except OSError as exc:
@@ -99,6 +135,28 @@ class ConnectionPool:
                 await trio.sleep(ACCEPT_RETRY_SECONDS)
                 continue
             self.admit(stream, nursery, OVERLOADED)
+
+    async def _left_to_another(self, listener: trio.SocketListener) -> bool:
+        """When another process serves fewer connections: once one is pending, give that
+        process the time to take it. Whether it did (else this process takes it)."""
+        if self._balance is None or not self._balance.fewer_elsewhere(self.open):
+            return False
+        descriptor = listener.socket.fileno()
+        await trio.lowlevel.wait_readable(descriptor)
+        await trio.sleep(BALANCE_DEFER_SECONDS)
+        poller = select.poll()  # not select(): descriptors may exceed FD_SETSIZE
+        poller.register(descriptor, select.POLLIN)
+        return not poller.poll(0)
+
+    def stop_balancing(self) -> None:
+        """Accepting has ended: the other processes take every new connection."""
+        self._accepting = False
+        if self._balance is not None:
+            self._balance.stopped()
+
+    def _report(self) -> None:
+        if self._balance is not None and self._accepting:
+            self._balance.served(self.open)
 
     async def wait_closed(self) -> None:
         """Until every connection (served or being refused) has closed."""
@@ -110,6 +168,7 @@ class ConnectionPool:
         if self.open < self.limit:
             self.open += 1
             self.peak = max(self.peak, self.open)
+            self._report()
             served = LingeringStream(stream, send_timeout=self._send_timeout)
             self._streams.add(served)
             nursery.start_soon(self._run, served)
@@ -164,6 +223,7 @@ class ConnectionPool:
                 self.open -= 1  # only now is its descriptor free
                 self._streams.discard(stream)
                 self._signal_freed()
+                self._report()
 
     async def _shed(self, stream: LingeringStream, refusal: str) -> None:
         try:

@@ -41,14 +41,19 @@ from corpus_mcp import metrics
 from corpus_mcp.config import Manifest, Settings
 from corpus_mcp.live import LiveCorpus, open_live_corpus
 from corpus_mcp.logs import configure_logging, report_startup_failure
-from corpus_mcp.server.app import MCP_PATH, CorpusAPI, CorpusApp, build_app
-from corpus_mcp.server.connections import SHUTTING_DOWN, ConnectionPool, fit_connection_limit
+from corpus_mcp.memory import configure_memory
+from corpus_mcp.server.app import MCP_PATH, CorpusAPI, CorpusApp, Processes, build_app
+from corpus_mcp.server.connections import (
+    SHUTTING_DOWN,
+    Balance,
+    ConnectionPool,
+    fit_connection_limit,
+)
 from corpus_mcp.server.http import CONNECTION_KEY
 from corpus_mcp.server.streams import LINGER_SECONDS, LingeringStream
 from corpus_mcp.zim import OpenFailure
 
 if TYPE_CHECKING:
-    from hypercorn.config import Sockets
     from hypercorn.typing import Framework
 
 log = logging.getLogger("corpus_mcp.server")
@@ -100,12 +105,12 @@ def hypercorn_config(settings: Settings) -> Config:
     config.accesslog = None
     config.errorlog = logging.getLogger("hypercorn.error")
     config.keep_alive_timeout = settings.http_idle_timeout
-    config.backlog = settings.max_connections
+    config.backlog = settings.max_connections * settings.workers
     return config
 
 
-def _bound_port(sockets: Sockets) -> int:
-    port: int = sockets.insecure_sockets[0].getsockname()[1]
+def _bound_port(sockets: list[socket.socket]) -> int:
+    port: int = sockets[0].getsockname()[1]
     return port
 
 
@@ -121,28 +126,46 @@ async def stop_on_signals(
                 stop.set()
 
 
+def bound_sockets(settings: Settings) -> list[socket.socket]:
+    """Sockets bound to MCP_HOST:MCP_PORT, not listening yet (a client is refused until
+    :func:`serve` listens, once the corpus is open); :class:`ListenError` when the
+    address cannot be bound."""
+    config = hypercorn_config(settings)
+    try:
+        sockets = config.create_sockets()
+    except OSError as exc:
+        raise ListenError(f"cannot listen on {config.bind[0]}: {exc.strerror or exc}") from exc
+    return list(sockets.insecure_sockets)
+
+
 async def serve(
     corpus: CorpusAPI,
     settings: Settings,
     *,
     task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
     shutdown_trigger: Callable[[], Awaitable[None]] | None = None,
+    sockets: list[socket.socket] | None = None,
+    processes: Processes | None = None,
+    balance: Balance | None = None,
 ) -> None:
     """Serve ``corpus`` over MCP until ``shutdown_trigger`` returns, then drain.
 
     Reports the bound base URLs (e.g. ``["http://127.0.0.1:8000"]``) through
     ``task_status``, so ``await nursery.start(serve, ...)`` works with port 0. Without
-    a ``shutdown_trigger``, SIGTERM and SIGINT trigger the shutdown.
+    a ``shutdown_trigger``, SIGTERM and SIGINT trigger the shutdown. ``sockets`` are
+    bound sockets to listen and accept on (a serving process's, inherited from its
+    supervisor and shared with the other ``processes``, with whom ``balance`` shares the
+    connections), else MCP_HOST:MCP_PORT is bound here. They are closed by the time this
+    returns.
     """
     config = hypercorn_config(settings)
+    listening = bound_sockets(settings) if sockets is None else sockets
     try:
-        sockets = config.create_sockets()
-    except OSError as exc:
-        raise ListenError(f"cannot listen on {config.bind[0]}: {exc.strerror or exc}") from exc
-    try:
-        port = _bound_port(sockets)
-        app = build_app(corpus, settings, port=port)
-        for sock in sockets.insecure_sockets:
+        port = _bound_port(listening)
+        app = build_app(corpus, settings, port=port, processes=processes)
+        for sock in listening:
+            # Shared by several serving processes, the socket's one queue holds what all of
+            # them may take; listening again only sets the same length.
             sock.listen(config.backlog)
         async with trio.open_nursery() as nursery:
             if shutdown_trigger is None:
@@ -153,14 +176,15 @@ async def serve(
                 app,
                 config,
                 settings,
-                sockets.insecure_sockets,
+                listening,
                 shutdown_trigger=shutdown_trigger,
                 task_status=task_status,
+                balance=balance,
             )
             nursery.cancel_scope.cancel()
     finally:
         # Closed by the drain normally; a serve cancelled from outside must not leak them.
-        for sock in sockets.insecure_sockets:
+        for sock in listening:
             sock.close()
 
 
@@ -172,8 +196,10 @@ async def serve_app(
     *,
     shutdown_trigger: Callable[[], Awaitable[None]],
     task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,
+    balance: Balance | None = None,
 ) -> None:
-    """Run ``app`` on listening ``sockets`` until ``shutdown_trigger`` returns, then drain."""
+    """Run ``app`` on listening ``sockets`` until ``shutdown_trigger`` returns, then drain
+    (sharing the connections with other processes on the same sockets by ``balance``)."""
     config.set_statsd_logger_class(StatsdLogger)
     framework = wrap_app(cast("Framework", app), config.wsgi_max_body_size, "asgi")
     lifespan_state: dict[str, object] = {}
@@ -188,7 +214,11 @@ async def serve_app(
 
     limit, shed = fit_connection_limit(settings.max_connections)
     pool = ConnectionPool(
-        serve_connection, limit=limit, shed_limit=shed, send_timeout=settings.http_send_timeout
+        serve_connection,
+        limit=limit,
+        shed_limit=shed,
+        send_timeout=settings.http_send_timeout,
+        balance=balance,
     )
     listeners = [trio.SocketListener(trio.socket.from_stdlib_socket(sock)) for sock in sockets]
     binds = [f"http://{repr_socket_addr(sock.family, sock.getsockname())}" for sock in sockets]
@@ -236,6 +266,7 @@ async def _drain(
     started = trio.current_time()
     deadline = started + settings.shutdown_timeout
     app.start_draining()
+    pool.stop_balancing()
     waiting = sum(pool.accept_backlog(sock, connections, SHUTTING_DOWN) for sock in sockets)
     for listener in listeners:
         await listener.aclose()
@@ -359,6 +390,7 @@ def run_program(settings: Settings, manifest: Manifest, transport: Transport) ->
     on stderr in one line that names them; anything else propagates with its traceback.
     """
     configure_logging(settings.log_level, settings.log_format)
+    configure_memory()
     try:
         trio.run(run_corpus, settings, manifest, transport)
     except (OpenFailure, ListenError, BaseExceptionGroup) as exc:
@@ -371,5 +403,6 @@ def run_program(settings: Settings, manifest: Manifest, transport: Transport) ->
 
 
 def main(settings: Settings, manifest: Manifest) -> int:
-    """``corpus-mcp serve``: MCP over Streamable HTTP until SIGTERM/SIGINT."""
+    """One process serving MCP over Streamable HTTP until SIGTERM/SIGINT (``corpus-mcp
+    serve`` with WORKERS=1; :func:`corpus_mcp.server.workers.main` decides)."""
     return run_program(settings, manifest, serve_http)

@@ -24,7 +24,9 @@ from corpus_mcp.zim.reader import (
     SearchPage,
     Suggestion,
     ZimReader,
+    cluster_cache_bytes,
     detect_family,
+    limit_cluster_cache,
     snapshot_of,
 )
 from corpus_mcp.zim.service import (
@@ -53,7 +55,9 @@ __all__ = [
     "ZimError",
     "ZimOpenError",
     "ZimReader",
+    "cluster_cache_bytes",
     "detect_family",
+    "limit_cluster_cache",
     "normalise_path",
     "one_reader_per_call",
     "open_readers",

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+import libzim
 import msgspec
 from libzim.reader import Archive
 from libzim.search import Query, Searcher
@@ -380,6 +381,27 @@ class ZimReader:
             raise
         except Exception as exc:
             raise ZimError(f"reading {path!r} failed: {_reason(exc)}") from exc
+
+
+def limit_cluster_cache(max_bytes: int) -> bool:
+    """Bound libzim's cache of decompressed clusters (one per process, shared by every
+    archive it has open; libzim 9's default is 16 MB) to ``max_bytes``; False where the
+    bindings cannot (python-libzim before 3.6 kept a count of clusters per archive)."""
+    setter = getattr(libzim, "set_cluster_cache_max_size", None)
+    if setter is None:
+        return False
+    setter(max_bytes)
+    return True
+
+
+def cluster_cache_bytes() -> tuple[int, int] | None:
+    """libzim's cluster cache: what it holds now and its bound, in bytes (None where the
+    bindings do not say)."""
+    current = getattr(libzim, "get_cluster_cache_current_size", None)
+    limit = getattr(libzim, "get_cluster_cache_max_size", None)
+    if current is None or limit is None:
+        return None
+    return int(current()), int(limit())
 
 
 def _reason(exc: BaseException) -> str:
