@@ -21,6 +21,7 @@ parses in threads of the server process instead (no extra memory, one core).
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import pickle
 from collections.abc import AsyncIterator
@@ -36,6 +37,8 @@ from corpus_mcp.adapters import Adapter, get_adapter
 from corpus_mcp.document import Document, walk
 from corpus_mcp.ranking.terms import DocumentTerms, index_document
 
+#: How long a closing pool waits for multiprocessing's fork server to exit.
+FORK_SERVER_STOP_SECONDS = 10.0
 #: A worker whose resident memory grew past this after a job is replaced: one huge
 #: page must not keep its parser's memory for the life of the server.
 WORKER_MAX_RSS = 192 * 1024 * 1024
@@ -189,10 +192,29 @@ async def open_parse_pool(workers: int) -> AsyncIterator[ParsePool]:
     # Workers fork from a server process that imported this module once (and nothing of
     # the MCP side): each starts in milliseconds and shares those pages with the others.
     multiprocessing.get_context("forkserver").set_forkserver_preload([__name__])
-    async with trio_parallel.open_worker_context(
-        idle_timeout=inf,
-        retire=_grown,
-        grace_period=5.0,
-        worker_type=trio_parallel.WorkerType.FORKSERVER,
-    ) as context:
-        yield ParsePool(workers, context, trio.CapacityLimiter(workers))
+    try:
+        async with trio_parallel.open_worker_context(
+            idle_timeout=inf,
+            retire=_grown,
+            grace_period=5.0,
+            worker_type=trio_parallel.WorkerType.FORKSERVER,
+        ) as context:
+            yield ParsePool(workers, context, trio.CapacityLimiter(workers))
+    finally:
+        # Bounded: were a worker somehow still alive, the fork server would not end, and
+        # the server's exit must not wait for it (the abandoned thread is a daemon).
+        with trio.move_on_after(FORK_SERVER_STOP_SECONDS, shield=True):
+            await trio.to_thread.run_sync(_stop_fork_server, abandon_on_cancel=True)
+
+
+def _stop_fork_server() -> None:
+    """Stop multiprocessing's fork server and wait for it to exit.
+
+    It is one per process and would otherwise outlive the pool, ending only after the
+    server process did: a process left behind, still writing (its coverage data, under
+    the tests) in a folder its owner is removing. Its workers are gone by now (the
+    worker context closed; each held a copy of the pipe whose closing tells it to go),
+    so it exits as soon as the pipe closes."""
+    stop = getattr(multiprocessing.forkserver._forkserver, "_stop", None)
+    if stop is not None:  # CPython 3.4+; another Python leaves it to end with us
+        stop()
