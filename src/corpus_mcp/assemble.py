@@ -6,6 +6,7 @@ ref, library and snapshot.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection, Mapping, Sequence
 
@@ -42,7 +43,11 @@ def available_sections(
             visit(section.children, section)
 
     visit(document.sections, None)
-    if len(order) <= MAX_LISTED:
+    wanted = set(returned)
+    # A short document, or a whole one returned (a fetch of a large page lists all of
+    # it either way): every section, none hiding any.
+    whole = len(wanted) >= len(order) and wanted.issuperset(s.id for s in order)
+    if len(order) <= MAX_LISTED or whole:
         return [AvailableSection(s.id, s.title, s.level) for s in order]
     depth: dict[int, int] = {}
     for section in order:
@@ -54,7 +59,6 @@ def available_sections(
         if sum(depth[id(s)] <= level for s in order) > MAX_LISTED:
             break
         outline = level
-    wanted = set(returned)
     listed: set[int] = set()
     for section in order:
         if depth[id(section)] <= outline or section.id in wanted:
@@ -224,7 +228,9 @@ def without_dead_links(
     ]
 
 
+@functools.lru_cache(maxsize=4096)
 def _path(ref: str) -> str:
-    """The entry path of a ref this server wrote."""
+    """The entry path of a ref this server wrote (remembered: a large page's fetch
+    decodes the same few hundred refs twice, every time)."""
     library = ref[len(refs.SCHEME) :].split("/", 1)[0]
     return refs.decode(ref, [library]).path
