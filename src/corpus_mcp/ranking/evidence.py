@@ -203,7 +203,7 @@ def _topical(words: Sequence[Word], evidence: Evidence) -> list[Word]:
 
 def _names(word: Word, stems: frozenset[str]) -> bool:
     """Whether the word (or a part of it: ``node.js``) is one of ``stems``."""
-    return bool(stems) and bool(stems_of(word.text) & stems)
+    return bool(stems) and not stems.isdisjoint(stems_of(word.text))
 
 
 def _body(words: Sequence[Word], evidence: Evidence, total_weight: float) -> float:

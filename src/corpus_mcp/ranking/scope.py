@@ -95,7 +95,7 @@ def _meaningful(part: str) -> bool:
 def names_scope(query: str, scope: Scope) -> bool:
     """Whether ``query`` names the library (see the module docstring)."""
     for term in query_terms(query):
-        if stems_of(term) & scope.stems:
+        if not scope.stems.isdisjoint(stems_of(term)):
             return True
         if _PARTS.search(term) and stem("".join(_PARTS.split(term))) in scope.stems:
             return True  # node.js for a library named nodejs, and the other way round

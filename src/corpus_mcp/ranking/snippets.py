@@ -116,7 +116,7 @@ def _occurrences(text: str, stems: AbstractSet[str], most: int = 6) -> int:
     passage score uses): the words are read only until then."""
     found = 0
     for match in TOKEN.finditer(text.translate(APOSTROPHES)):
-        if stems_of(match.group().lower()) & stems:
+        if not stems.isdisjoint(stems_of(match.group().lower())):
             found += 1
             if found == most:
                 break
@@ -125,7 +125,7 @@ def _occurrences(text: str, stems: AbstractSet[str], most: int = 6) -> int:
 
 def _hits(text: str, stems: AbstractSet[str]) -> list[tuple[int, int]]:
     """(start, end) of each word of ``text`` that matches one of the query stems."""
-    return [(start, end) for start, end, word in token_spans(text) if word & stems]
+    return [(start, end) for start, end, word in token_spans(text) if not stems.isdisjoint(word)]
 
 
 def _math_of(wanted: Sequence[str]) -> Callable[[str], bool]:
