@@ -86,7 +86,14 @@ class Document(msgspec.Struct, kw_only=True, gc=False):
 
 
 def walk(sections: list[Section]) -> Iterator[Section]:
-    """Every section in document order (pre-order)."""
-    for section in sections:
+    """Every section in document order (pre-order).
+
+    With a stack rather than nested generators, whose every yield passes up through one
+    generator per level: a reference page's entries sit four or five levels deep, and a
+    fetch walks its tree several times."""
+    stack = sections[::-1]
+    while stack:
+        section = stack.pop()
         yield section
-        yield from walk(section.children)
+        if section.children:
+            stack.extend(reversed(section.children))
