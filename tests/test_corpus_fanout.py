@@ -320,6 +320,33 @@ async def test_a_repeated_question_is_answered_from_memory(
     assert good.calls == 1
 
 
+async def test_a_repeated_fetch_is_answered_from_memory(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    class CountingReader(FakeReader):
+        reads = 0
+
+        def read(self, path: str) -> tuple[ResolvedEntry, bytes]:
+            self.reads += 1
+            return super().read(path)
+
+    alpha = CountingReader("alpha")
+    corpus = Fixture(alpha).corpus
+    whole = await corpus.fetch("corpus://alpha/Python", None)
+    reads = alpha.reads
+    assert reads == 1
+    assert len(corpus.fetches_cache) == 1
+    corpus.cache.clear()  # even without the document, the whole answer is remembered
+    assert await corpus.fetch("corpus://alpha/Python", None) == whole
+    assert await corpus.fetch("corpus://alpha/Python", []) == whole  # no sections: whole
+    assert alpha.reads == reads
+    # Another choice of sections is another answer, assembled from the document.
+    first = whole.sections[0].id
+    part = await corpus.fetch("corpus://alpha/Python", [first])
+    assert part.sections[0].id == first
+    assert len(corpus.fetches_cache) == 2
+
+
 async def test_a_stalled_library_is_left_out_and_the_others_answer(
     mock_clock: trio.testing.MockClock,
 ) -> None:

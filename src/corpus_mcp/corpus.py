@@ -96,6 +96,9 @@ RANKING_THREADS = 2
 HITS_CACHE_BYTES = 8_000_000
 #: Memory for remembered answers (a few kilobytes each), divided the same way.
 ANSWERS_CACHE_BYTES = 4_000_000
+#: Memory for remembered fetch answers (their text is mostly the cached document's own
+#: strings), divided among the serving processes the same way.
+FETCHES_CACHE_BYTES = 4_000_000
 #: Memory for remembered entry lookups of link targets (about a hundred bytes each).
 ENTRIES_CACHE_BYTES = 1_000_000
 
@@ -187,6 +190,12 @@ class Corpus:
         # The same holds for a whole answer: a repeated question costs a lookup.
         self._answers: ByteLRU[tuple[str, int], SearchOutput] = ByteLRU(
             ANSWERS_CACHE_BYTES // settings.workers
+        )
+        # And for a fetch's answer: an agent reads a page again, or several agents the
+        # same sections, and a reference page's answer is assembled from hundreds of
+        # entries (links checked, outline made): 2 ms for Flask's API page, 0 again.
+        self._fetches: ByteLRU[tuple[str, str, str, tuple[str, ...]], FetchOutput] = ByteLRU(
+            FETCHES_CACHE_BYTES // settings.workers
         )
         # And for whether an entry exists, which fetch asks of the paths links name.
         self._entries: ByteLRU[tuple[str, str], bool] = ByteLRU(ENTRIES_CACHE_BYTES)
@@ -442,6 +451,10 @@ class Corpus:
         library = self._libraries[name]
         if library.service.unavailable:
             raise self._unavailable(name, library.service.unavailable)
+        asked = (library.service.info.uuid, path, fragment or "", tuple(sections or ()))
+        answered = self._fetches.get(asked)
+        if answered is not None:
+            return answered
         # Only canonical content paths are cache keys, and such a path lands on itself
         # with no section: a cached document needs no trip to the archive at all.
         cached = self._documents.get((library.service.info.uuid, path))
@@ -482,7 +495,7 @@ class Corpus:
         chosen = assemble.without_dead_links(
             chosen, await self._existing(library, assemble.link_paths(chosen)), index
         )
-        return FetchOutput(
+        output = FetchOutput(
             ref=refs.encode(name, path),
             library=name,
             kind=document.kind,
@@ -494,6 +507,10 @@ class Corpus:
             available_sections=assemble.available_sections(document, [s.id for s in chosen]),
             truncated=truncated,
         )
+        # Not from an archive another file has replaced since (as for search answers).
+        if not readers_replaced():
+            self._fetches.put(asked, output, _fetch_weight(output))
+        return output
 
     async def _existing(self, library: Library, paths: set[str]) -> dict[str, bool]:
         """Which of the paths a fetched text links to are entries of the library's
@@ -627,6 +644,11 @@ class Corpus:
         return self._answers
 
     @property
+    def fetches_cache(self) -> ByteLRU[tuple[str, str, str, tuple[str, ...]], FetchOutput]:
+        """Fetch answers by archive, path, anchor and the sections asked for."""
+        return self._fetches
+
+    @property
     def unavailable_libraries(self) -> dict[str, str]:
         """Libraries whose archive file changed or went away, and why."""
         return {
@@ -694,6 +716,7 @@ class Corpus:
         self._documents.discard_if(lambda key: key[0] in stale)
         self._hits.discard_if(lambda key: key[0] in stale)
         self._entries.discard_if(lambda key: key[0] in stale)
+        self._fetches.discard_if(lambda key: key[0] in stale)
         self._answers.clear()
         return True
 
@@ -866,6 +889,16 @@ def _symbol_hits(library: Library, query: str) -> list[Hit]:
         )
         for m in matches
     ]
+
+
+def _fetch_weight(output: FetchOutput) -> int:
+    """Approximate memory of one remembered fetch answer: its structs and strings,
+    counted whole (a section's text is often the cached document's own string)."""
+    return (
+        512
+        + sum(120 + len(s.id) + len(s.title) + len(s.content) for s in output.sections)
+        + sum(100 + len(s.id) + len(s.title) for s in output.available_sections)
+    )
 
 
 def _answer_weight(output: SearchOutput) -> int:

@@ -366,7 +366,12 @@ def _collect() -> None:
 
 
 def _caches(corpus: Corpus) -> dict[str, ByteLRU[Any, Any]]:
-    return {"documents": corpus.cache, "hits": corpus.hits_cache, "answers": corpus.answers_cache}
+    return {
+        "documents": corpus.cache,
+        "hits": corpus.hits_cache,
+        "answers": corpus.answers_cache,
+        "fetches": corpus.fetches_cache,
+    }
 
 
 def _archives(generations: list[Generation]) -> set[int]:

@@ -63,7 +63,7 @@ RELOAD_OUTCOMES: Final = (
 )
 """A reload's outcome: a new corpus serves; nothing had changed; or it failed (the old
 corpus keeps serving) on the manifest, on an archive, or on a bug."""
-CACHES: Final = ("documents", "hits", "answers")
+CACHES: Final = ("documents", "hits", "answers", "fetches")
 
 #: From a remembered answer (about a millisecond) to the longest search deadlines.
 SECONDS_BUCKETS: Final = (
