@@ -274,6 +274,39 @@ loose tail text
     assert sections["fourth"].content == "Deepest."
 
 
+def test_rustdoc_methods_are_sections_by_their_anchor(adapter: DevDocsAdapter) -> None:
+    """DevDocs' Rust pages keep each method's ``summary > section#method.X > h4`` (the
+    ``details`` unwrapped), with the floated source link and the notable-traits tooltip:
+    each method is a section whose id is its navbar anchor, its docblock its text."""
+    method = (
+        '<summary><section id="method.{name}" class="method has-srclink"><span class="rightside">'
+        '<a class="srclink" href="https://doc.rust-lang.org/src/x.rs.html#1">source</a></span>'
+        '<h4 class="code-header">pub fn {name}(&amp;mut self)</h4></section>'
+        '<span class="notable-traits"><span class="docblock">Notable traits for Vec</span></span>'
+        '</summary><div class="docblock"><p>{text}</p><h5 id="examples-{name}">Examples</h5>'
+        "<p>Example of {name}.</p></div>"
+    )
+    content = (
+        "<h1>Struct std::vec::Vec</h1><p>A growable array.</p>"
+        '<h2 id="implementations">Implementations</h2><div id="implementations-list">'
+        '<summary><section id="impl" class="impl has-srclink"><span class="rightside"></span>'
+        '<h3 class="code-header in-band">impl&lt;T&gt; Vec&lt;T&gt;</h3></section></summary>'
+        '<div class="impl-items">'
+        + method.format(name="retain", text="Retains only the elements specified.")
+        + method.format(name="push", text="Appends an element.")
+        + "</div></div>"
+    )
+    html = devdocs_page(content, path="std/vec/struct.vec", title="std::vec::Vec")
+    document = adapter.parse("std/vec/struct.vec", "std::vec::Vec", html, "Library")
+    sections = by_id(document)
+    assert [c.id for c in sections["impl"].children] == ["method.retain", "method.push"]
+    retain = sections["method.retain"]
+    assert retain.title == "pub fn retain(&mut self)"
+    assert retain.content == "Retains only the elements specified."
+    assert [c.id for c in retain.children] == ["examples-retain"]
+    text = "\n".join(s.content for s in walk(document.sections))
+    assert "source" not in text and "Notable traits" not in text
+
 def test_title_naming_a_symbol_keeps_the_h1_as_heading(adapter: DevDocsAdapter) -> None:
     html = devdocs_page(
         "<h1>std::stoi, std::stol, std::stoll</h1><p>Parse.</p>", path="x", title="t"

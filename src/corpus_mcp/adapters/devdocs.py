@@ -36,11 +36,20 @@ from corpus_mcp.document import Document, Section
 _HEADING_TAGS: Final = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 # Block wrappers that are unwrapped when they hold a heading; a heading inside a table or
 # a definition list stays part of that content.
-_WRAPPER_TAGS: Final = frozenset({"section", "div", "article", "main", "header", "body", "aside"})
+# rustdoc's ``summary`` holds a method's ``section[id] > h4`` (DevDocs unwraps the
+# ``details`` around it but keeps the ``summary``): unwrapped too, so a method is a section.
+_WRAPPER_TAGS: Final = frozenset(
+    {"section", "div", "article", "main", "header", "body", "aside", "summary", "details"}
+)
 _NON_CONTENT_PATHS: Final = frozenset({"licenses.txt", "navbar.json", "application.css"})
 _MISSING_PAGE_HEADING: Final = "This documentation is missing."
 # Chrome that survives DevDocs' own filters: local TOCs, source-link bars, pilcrows.
-_JUNK_CLASSES: Final = ("_toc", "_links", "headerlink", "_pre-heading", "_attribution")
+# rustdoc's ``.rightside`` (a source link and a "since" version floated beside a heading)
+# and ``.notable-traits`` (a tooltip repeating a trait impl after a method's signature).
+_JUNK_CLASSES: Final = (
+    "_toc", "_links", "headerlink", "_pre-heading", "_attribution", "rightside",
+    "notable-traits",
+)  # fmt: skip
 _SLUG_JUNK: Final = re.compile(r"[^\w]+")
 
 
