@@ -307,6 +307,7 @@ def test_rustdoc_methods_are_sections_by_their_anchor(adapter: DevDocsAdapter) -
     text = "\n".join(s.content for s in walk(document.sections))
     assert "source" not in text and "Notable traits" not in text
 
+
 def test_title_naming_a_symbol_keeps_the_h1_as_heading(adapter: DevDocsAdapter) -> None:
     html = devdocs_page(
         "<h1>std::stoi, std::stol, std::stoll</h1><p>Parse.</p>", path="x", title="t"
