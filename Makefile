@@ -22,7 +22,7 @@ INIT_COMMAND := $(BIN)/corpus-mcp init "$(LOCAL_ROOT)" --output "$(LOCAL_CONFIG)
 ENGINE ?= podman
 export ENGINE
 
-.PHONY: help venv run serve demo manifest init test lint format validate-corpus corpus-list \
+.PHONY: help venv run serve demo manifest init test lint format validate-corpus corpus-list index \
         bench relevance lock upgrade-lock check-lock build start stop down restart logs ps clean
 
 help:
@@ -34,6 +34,8 @@ help:
 	@echo "make lint | format    ruff + mypy strict | ruff format and fixes"
 	@echo "make validate-corpus  open and check every enabled library (ENGINE=... for the container image)"
 	@echo "make corpus-list      list configured libraries without opening them"
+	@echo "make index            build the section indexes that are missing or stale (every core;"
+	@echo "                      INDEX_ARGS='--library NAME --prune'; ENGINE=... for the container)"
 	@echo "make bench [BENCH_ARGS=--quick]  the benchmark: corpus-mcp vs kiwix-serve and bare libzim"
 	@echo "make relevance        the development kit's relevance cases, checked against the floor"
 	@echo "make lock | upgrade-lock [PACKAGE=x] | check-lock   the dependency lock (README, Dependencies)"
@@ -122,6 +124,15 @@ ifeq ($(origin ENGINE),command line)
 	CORPUS_ROOT=$(LOCAL_ROOT) CORPUS_CONFIG=$(LOCAL_CONFIG) container/compose.sh validate
 else
 	$(LOCAL_ENV) $(BIN)/corpus-mcp validate
+endif
+
+# The section indexes of every enabled library that lack one (every core; a killed run
+# continues where it stopped): CORPUS_INDEX_DIR, or the container's volume with ENGINE=...
+index: demo manifest
+ifeq ($(origin ENGINE),command line)
+	CORPUS_ROOT=$(LOCAL_ROOT) CORPUS_CONFIG=$(LOCAL_CONFIG) container/compose.sh index
+else
+	$(LOCAL_ENV) $(BIN)/corpus-mcp index $(INDEX_ARGS)
 endif
 
 corpus-list: demo manifest

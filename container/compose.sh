@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The container lifecycle behind `make build|start|stop|down|restart|logs|ps` and
-# `make validate-corpus|corpus-list ENGINE=...`, with podman-compose or docker compose.
+# `make validate-corpus|corpus-list|index ENGINE=...`, with podman-compose or docker compose.
 #
-#   container/compose.sh build|start|stop|down|restart|logs|ps|validate|list|stdio
+#   container/compose.sh build|start|stop|down|restart|logs|ps|validate|list|index|stdio
 #   REPLICAS=3 container/compose.sh start     (N replicas behind HAProxy)
 #
 # REPLICAS (1-16) adds podman-compose.replicas.yml: the server replicated, HAProxy on the
@@ -183,7 +183,7 @@ stdio() {
 }
 
 main() {
-  [[ $# -eq 1 ]] || die "usage: compose.sh build|start|stop|down|restart|logs|ps|validate|list|stdio"
+  [[ $# -eq 1 ]] || die "usage: compose.sh build|start|stop|down|restart|logs|ps|validate|list|index|stdio"
   compose_command
   case "$1" in
     build | start | stop | down | restart | logs | ps) select_stack "$1" ;;
@@ -198,8 +198,9 @@ main() {
     ps) "${COMPOSE[@]}" ps ;;
     validate) check_mounts && run_once validate ;;
     list) check_mounts && run_once list ;;
+    index) check_mounts && run_once index ;;
     stdio) check_mounts && stdio ;;
-    *) die "unknown target '$1'; accepted: build start stop down restart logs ps validate list stdio" ;;
+    *) die "unknown target '$1'; accepted: build start stop down restart logs ps validate list index stdio" ;;
   esac
 }
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import tomllib
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -63,7 +64,13 @@ def _coverage_plugin(config: pytest.Config) -> Any:
 def pytest_configure(config: pytest.Config) -> None:
     """Without the real archives, the tests that need them skip, so the coverage gate is
     the one measured without them, unless ``--cov-fail-under`` was given. The thorough
-    gate (``fail_under``) holds wherever they are present, as in CI."""
+    gate (``fail_under``) holds wherever they are present, as in CI.
+
+    Section indexes are off for every server and CLI these tests start unless a test
+    turns them on (``tests/test_sections*.py``): a background build would change how a
+    corpus searches part-way through a test, and none may write in the user's cache."""
+    os.environ.setdefault("INDEX", "off")
+    os.environ.setdefault("CORPUS_INDEX_DIR", tempfile.mkdtemp(prefix="corpus-mcp-test-indexes-"))
     plugin = _coverage_plugin(config)
     given = any(str(arg).startswith("--cov-fail-under") for arg in config.invocation_params.args)
     if plugin is None or given or REAL_ARCHIVES_PRESENT:

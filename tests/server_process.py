@@ -51,6 +51,8 @@ def corpus_environment(manifest: Path, **env: str) -> dict[str, str]:
         "CORPUS_ROOT": str(manifest.parent),
         "CORPUS_CONFIG": str(manifest),
         "SEARCH_TIMEOUT": PATIENT_SEARCH_TIMEOUT,
+        "INDEX": os.environ.get("INDEX", "off"),
+        "CORPUS_INDEX_DIR": os.environ.get("CORPUS_INDEX_DIR", ""),
         **env,
     }
 

@@ -33,7 +33,8 @@ def run(
     clean = {
         k: v
         for k, v in os.environ.items()
-        if k in ("PATH", "HOME", "LANG", "TMPDIR") or k.startswith("COVERAGE_")
+        if k in ("PATH", "HOME", "LANG", "TMPDIR", "INDEX", "CORPUS_INDEX_DIR")
+        or k.startswith("COVERAGE_")
     }
     command = [sys.executable, "-m", "corpus_mcp"] if module else [str(CORPUS_MCP)]
     done = subprocess.run(
@@ -171,12 +172,15 @@ def test_list_shows_every_library_without_opening(tmp_path: Path, root: Path) ->
     assert result.code == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == f"manifest: {config}"
-    assert lines[1].split() == ["library", "adapter", "enabled", "path", "file", "size"]
+    assert lines[1].split() == [
+        *["library", "adapter", "enabled", "path", "file", "size", "section", "index"]
+    ]
     rows = {line.split()[0]: line.split() for line in lines[3:]}
     assert rows["demo"][:5] == ["demo", "devdocs", "yes", DEMO[1], DEMO[1]]
-    assert rows["junk"][-2:] == ["128", "B"]  # garbage is listed, never opened
-    assert rows["later"][2:] == ["no", "qa/absent.zim", "qa/absent.zim", "missing"]
-    assert rows["soon"][2:] == ["yes", "qa/soon.zim", "qa/soon.zim", "MISSING"]
+    # garbage is listed, never opened (the tests run with INDEX=off)
+    assert rows["junk"][-4:] == ["128", "B", "off", "(INDEX=off)"]
+    assert rows["later"][2:] == ["no", "qa/absent.zim", "qa/absent.zim", "missing", "-"]
+    assert rows["soon"][2:] == ["yes", "qa/soon.zim", "qa/soon.zim", "MISSING", "-"]
     assert "pattern:" not in result.stdout  # no path is a pattern
 
 
@@ -196,7 +200,7 @@ def test_validate_prints_metadata_table(tmp_path: Path, root: Path) -> None:
     assert demo_row[:3] == ["demo", "devdocs", DEMO[1]]
     assert demo_row[4:] == [
         *["kB", "10", "2", "2026-05", "-"],
-        *["devdocs2zim", "3.0.2", "yes", "yes", "ok"],
+        *["devdocs2zim", "3.0.2", "yes", "yes", "off", "(INDEX=off)", "ok"],
     ]
     assert "2025-05" in lines[3]
     assert "disabled (not opened): later" in result.stdout
@@ -273,7 +277,8 @@ def test_validate_real_archives(tmp_path: Path, shared_zims: Path) -> None:
     ray_row = result.stdout.splitlines()[2].split()
     assert ray_row == [
         *["ray", "mediawiki", "wikipedia_en_ray_charles_mini_2020-03.zim", "569.3", "kB"],
-        *["371", "129", "2020-03", "eng", "mwoffliner", "1.10.2", "yes", "yes", "ok"],
+        *["371", "129", "2020-03", "eng", "mwoffliner", "1.10.2", "yes", "yes"],
+        *["off", "(INDEX=off)", "ok"],
     ]
     assert "warning: books: no full-text index and no title index" in result.stdout
 

@@ -80,6 +80,8 @@ def test_defaults_are_the_documented_ones() -> None:
         workers=_AUTO_WORKERS,
         parse_workers=_AUTO_PARSE_WORKERS,
         max_searches=-(-8 // _AUTO_WORKERS),
+        index="auto",
+        index_dir=Path.home() / ".cache" / "corpus-mcp" / "indexes",
     )
 
 
@@ -110,6 +112,8 @@ def test_every_variable_is_read() -> None:
             "WORKERS": "2",
             "PARSE_WORKERS": "3",
             "MAX_SEARCHES": "4",
+            "INDEX": "OFF",
+            "CORPUS_INDEX_DIR": "/var/cache/indexes",
         }
     )
     # One comparison of the whole struct: a misread variable shows beside all the others.
@@ -138,7 +142,26 @@ def test_every_variable_is_read() -> None:
         workers=2,
         parse_workers=3,
         max_searches=2,  # MAX_SEARCHES shared by the two processes
+        index="off",
+        index_dir=Path("/var/cache/indexes"),
     )
+
+
+def test_the_index_folder_defaults_to_the_user_cache(tmp_path: Path) -> None:
+    """CORPUS_INDEX_DIR, else XDG_CACHE_HOME (when absolute), else ~/.cache."""
+    cache = tmp_path / "cache"
+    assert load_settings({"XDG_CACHE_HOME": str(cache)}).index_dir == (
+        cache / "corpus-mcp" / "indexes"
+    )
+    assert load_settings({"XDG_CACHE_HOME": "relative/cache"}).index_dir == (
+        Path.home() / ".cache" / "corpus-mcp" / "indexes"
+    )
+    assert load_settings({"CORPUS_INDEX_DIR": "idx"}).index_dir == Path("idx").absolute()
+
+
+def test_index_accepts_auto_or_off() -> None:
+    assert "INDEX='sometimes'" in settings_error({"INDEX": "sometimes"})
+    assert "accepted: auto, off" in settings_error({"INDEX": "sometimes"})
 
 
 @pytest.mark.parametrize("value", ["auto", "AUTO", " auto "])

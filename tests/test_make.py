@@ -46,7 +46,8 @@ def make(checkout: Path, *args: str) -> Make:
     env = {
         k: v
         for k, v in os.environ.items()
-        if k in ("PATH", "HOME", "LANG", "TMPDIR") or k.startswith("COVERAGE_")
+        if k in ("PATH", "HOME", "LANG", "TMPDIR", "INDEX", "CORPUS_INDEX_DIR")
+        or k.startswith("COVERAGE_")
     }
     done = subprocess.run(
         ["make", "--no-print-directory", f"VENV={VENV}", *args],

@@ -21,6 +21,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from corpus_mcp import metrics
 from corpus_mcp.config import load_settings
 from corpus_mcp.demo import DEMO_LIBRARIES
+from corpus_mcp.sections.catalog import IndexState
 from corpus_mcp.server import ToolError, ToolHandlers
 from corpus_mcp.server.app import build_app
 from corpus_mcp.wire import FetchOutput, SearchOutput
@@ -287,6 +288,9 @@ class _ExplodingCorpus:
     async def fetch(self, ref: str, sections: list[str] | None) -> FetchOutput:
         raise RuntimeError("simulated bug")
 
+    def index_states(self) -> dict[str, IndexState]:
+        return {}
+
 
 async def test_an_internal_error_is_counted_as_such() -> None:
     handlers = ToolHandlers(_ExplodingCorpus(), load_settings({}))
@@ -340,12 +344,19 @@ class _Corpus:
     async def fetch(self, ref: str, sections: list[str] | None) -> FetchOutput:
         raise NotImplementedError
 
+    def index_states(self) -> dict[str, IndexState]:
+        return {"wiki": IndexState(state="ready", sections=12), "docs": IndexState(state="missing")}
+
 
 async def test_readiness_fails_while_draining_and_liveness_does_not() -> None:
     app = build_app(_Corpus(), load_settings({}), port=8000)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as http:
-        assert (await http.get("/readyz")).json() == {"status": "ok", "libraries": 2}
+        assert (await http.get("/readyz")).json() == {
+            "status": "ok",
+            "libraries": 2,
+            "indexes": {"wiki": "ready (12 sections)", "docs": "missing"},
+        }
         app.start_draining()
         ready = await http.get("/readyz")
         alive = await http.get("/healthz")

@@ -24,6 +24,7 @@ from mcp.shared.exceptions import MCPError
 
 from corpus_mcp.config import Settings, load_settings
 from corpus_mcp.errors import CorpusError
+from corpus_mcp.sections.catalog import IndexState
 from corpus_mcp.server import serve
 from corpus_mcp.wire import (
     AvailableSection,
@@ -73,6 +74,9 @@ class FakeCorpus:
             for n in range(limit)
         ]
         return SearchOutput(query=query, results=results)
+
+    def index_states(self) -> dict[str, IndexState]:
+        return {"wiki": IndexState(state="ready", sections=12), "docs": IndexState(state="missing")}
 
     async def fetch(self, ref: str, sections: list[str] | None) -> FetchOutput:
         self.calls.append(("fetch", ref, sections))
@@ -504,7 +508,10 @@ async def test_log_queries_off_keeps_an_internal_errors_message_out(
 async def test_health_and_readiness(http: httpx.AsyncClient, path: str) -> None:
     response = await http.get(path)
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "libraries": 2}
+    indexes = {"indexes": {"wiki": "ready (12 sections)", "docs": "missing"}}
+    # Readiness details each library's section index (none makes the server unready).
+    expected = {"status": "ok", "libraries": 2, **(indexes if path == "/readyz" else {})}
+    assert response.json() == expected
     assert response.headers["cache-control"] == "no-store"
     assert (await http.head(path)).status_code == 200
     assert (await http.post(path)).status_code == 405

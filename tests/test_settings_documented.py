@@ -12,7 +12,7 @@ from corpus_mcp.config import ENV_VARIABLES, EnvVariable
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Fixed by the image (the mounts, the bind address and port inside the container).
-SET_BY_THE_IMAGE = {"CORPUS_ROOT", "CORPUS_CONFIG", "MCP_HOST", "MCP_PORT"}
+SET_BY_THE_IMAGE = {"CORPUS_ROOT", "CORPUS_CONFIG", "CORPUS_INDEX_DIR", "MCP_HOST", "MCP_PORT"}
 
 
 @pytest.mark.parametrize("variable", ENV_VARIABLES, ids=lambda variable: str(variable.name))

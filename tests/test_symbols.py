@@ -9,6 +9,7 @@ import pytest
 from corpus_mcp.adapters.base import Landing
 from corpus_mcp.symbols import (
     MAX_PER_KEY,
+    QUALIFIED_FACTOR,
     TAIL_FACTOR,
     Symbol,
     SymbolMatch,
@@ -83,8 +84,19 @@ def test_a_partial_or_middle_part_is_no_tail() -> None:
     assert found("related") == []
     assert found("QuerySet") == []  # camelCase, but no symbol ends in it
     assert found("query.QuerySet") == []
-    assert found("Set.select_related") == []
     assert found("back") == []
+
+
+def test_code_naming_nothing_as_written_finds_its_trailing_part_less_surely() -> None:
+    """``df.merge`` and ``pd.read_csv`` call through a variable or an alias: what the
+    query writes names no symbol, its trailing part does (never when the whole text
+    names one: then its tails would be noise)."""
+    qualified = pytest.approx(QUALIFIED_FACTOR * TAIL_FACTOR)
+    assert found("Set.select_related") == [(SELECT_RELATED, qualified)]
+    assert found("qs.select_related()") == [(SELECT_RELATED, qualified)]
+    table = SymbolTable([JSON, FLASK_JSON])
+    assert found("flask.json", table) == [(FLASK_JSON, 1.0)]  # named as written: no tails
+    assert found("app.json", table) == [(JSON, QUALIFIED_FACTOR), (FLASK_JSON, qualified)]
 
 
 def test_tail_needs_whole_parts_at_separators() -> None:

@@ -1,5 +1,5 @@
-"""The ``corpus-mcp`` command: ``serve``, ``stdio``, ``validate``, ``list``, ``search``,
-``fetch`` and ``init``.
+"""The ``corpus-mcp`` command: ``serve``, ``stdio``, ``validate``, ``list``, ``index``,
+``search``, ``fetch`` and ``init``.
 
 All configuration comes from the environment (:func:`corpus_mcp.config.load_settings`)
 so the same image runs unchanged under compose, ``make run``, an MCP host and CI; only
@@ -105,11 +105,12 @@ def inspect_library(library: Library, check: bool, progress: TextIO) -> LibraryR
     return report
 
 
-def _validate_row(report: LibraryReport, check: bool) -> list[str]:
+def _validate_row(report: LibraryReport, settings: Settings) -> list[str]:
     library, info = report.library, report.info
+    check = settings.zim_check
     row = [library.name, library.adapter, library.archive]
     if info is None:
-        row += ["-"] * 8
+        row += ["-"] * 9
     else:
         row += [
             human_size(info.size),
@@ -120,6 +121,7 @@ def _validate_row(report: LibraryReport, check: bool) -> list[str]:
             info.scraper or "-",
             _yes_no(info.has_fulltext_index),
             _yes_no(info.has_title_index),
+            _index_column(settings, library),
         ]
     if check:
         row.append({None: "-", True: "passed", False: "FAILED"}[report.check_passed])
@@ -138,10 +140,11 @@ def validate(settings: Settings, manifest: Manifest, out: TextIO, err: TextIO) -
         reports.append(inspect_library(library, settings.zim_check, err))
     opening.close()
     headers = ["library", "adapter", "file", "size", "entries", "articles", "snapshot"]
-    headers += ["language", "scraper", "full-text index", "title index"]
+    headers += ["language", "scraper", "full-text index", "title index", "section index"]
     headers += ["check"] if settings.zim_check else []
     headers += ["status"]
-    print(render_table(headers, [_validate_row(r, settings.zim_check) for r in reports]), file=out)
+    rows = [_validate_row(r, settings) for r in reports]
+    print(render_table(headers, rows), file=out)
     chosen = _chosen_by_patterns(manifest.enabled)
     if chosen:
         print("\n" + "\n".join(chosen), file=out)
@@ -149,6 +152,9 @@ def validate(settings: Settings, manifest: Manifest, out: TextIO, err: TextIO) -
     if disabled:
         print(f"\ndisabled (not opened): {', '.join(disabled)}", file=out)
     notes = [f"warning: {r.library.name}: {w}" for r in reports for w in r.warnings]
+    folder_note = _index_folder_note(settings)
+    if folder_note is not None:
+        notes.append(folder_note)
     notes += [f"FAILED: {r.library.name}: {r.failure}" for r in reports if r.failure]
     if notes:
         print("\n" + "\n".join(notes), file=out)
@@ -172,21 +178,31 @@ def _chosen_by_patterns(libraries: tuple[Library, ...]) -> list[str]:
     ]
 
 
-def list_libraries(manifest: Manifest, out: TextIO) -> int:
+def list_libraries(settings: Settings, manifest: Manifest, out: TextIO) -> int:
     """Every configured library, disabled ones included, without opening any archive:
-    its path as written, the file it names (a pattern: the newest snapshot present) and
-    that file's size; then why a pattern chose no file."""
+    its path as written, the file it names (a pattern: the newest snapshot present),
+    that file's size and its section index; then why a pattern chose no file."""
     rows = []
     for library in manifest.libraries:
-        if library.unresolved is None and library.file.is_file():
+        present_file = library.unresolved is None and library.file.is_file()
+        if present_file:
             present = human_size(library.file.stat().st_size)
         else:
             present = "MISSING" if library.enabled else "missing"
         shown = "-" if library.unresolved is not None else library.archive
+        index = _index_column(settings, library) if present_file else "-"
         rows.append(
-            [library.name, library.adapter, _yes_no(library.enabled), library.path, shown, present]
+            [
+                library.name,
+                library.adapter,
+                _yes_no(library.enabled),
+                library.path,
+                shown,
+                present,
+                index,
+            ]
         )
-    headers = ["library", "adapter", "enabled", "path", "file", "size"]
+    headers = ["library", "adapter", "enabled", "path", "file", "size", "section index"]
     print(f"manifest: {manifest.file}", file=out)
     print(render_table(headers, rows), file=out)
     unresolved = [
@@ -197,6 +213,28 @@ def list_libraries(manifest: Manifest, out: TextIO) -> int:
     if unresolved:
         print("\n" + "\n".join(unresolved), file=out)
     return EXIT_OK
+
+
+def _index_column(settings: Settings, library: Library) -> str:
+    """A library's section index in a phrase, read from the index folder alone."""
+    if settings.index == "off":
+        return "off (INDEX=off)"
+    from corpus_mcp.sections.catalog import IndexFolder  # noqa: PLC0415 (list and validate)
+    from corpus_mcp.sections.command import index_state  # noqa: PLC0415
+
+    return index_state(IndexFolder(settings.index_dir), library).describe()
+
+
+def _index_folder_note(settings: Settings) -> str | None:
+    """Why indexes cannot be built in CORPUS_INDEX_DIR (None: they can)."""
+    if settings.index == "off":
+        return None
+    from corpus_mcp.sections.catalog import IndexFolder  # noqa: PLC0415
+
+    problem = IndexFolder(settings.index_dir).usable()
+    if problem is None:
+        return None
+    return f"warning: section indexes: {problem}: libraries are served without them"
 
 
 # -- entry point ------------------------------------------------------------------------
@@ -270,6 +308,31 @@ def build_parser() -> argparse.ArgumentParser:
         commands, "validate", "open every enabled library, print its metadata; exit 1 on failure"
     )
     _command(commands, "list", "list all configured libraries (disabled too) without opening them")
+    index = _command(
+        commands,
+        "index",
+        "build the section indexes that are missing or stale (every core; a killed run "
+        "continues where it stopped)",
+    )
+    index.add_argument(
+        "--library",
+        dest="libraries",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="only this enabled library (repeat for more; default: all of them)",
+    )
+    index.add_argument(
+        "--processes",
+        type=int,
+        metavar="N",
+        help="worker processes (default: one per usable CPU)",
+    )
+    index.add_argument(
+        "--prune",
+        action="store_true",
+        help="also remove the indexes no enabled library uses (old snapshots' ones)",
+    )
 
     search = _command(commands, "search", "run the search tool once and print the results")
     search.add_argument("query", help="what to look for, as an agent would ask")
@@ -333,6 +396,26 @@ def _tool(settings: Settings, manifest: Manifest, args: argparse.Namespace) -> i
     )
 
 
+def _index(settings: Settings, manifest: Manifest, args: argparse.Namespace) -> int:
+    from corpus_mcp.sections.command import run_index  # noqa: PLC0415 (index only)
+
+    if args.processes is not None and args.processes < 1:
+        print("corpus-mcp index: --processes must be 1 or more", file=sys.stderr)
+        return EXIT_CONFIG
+    try:
+        return run_index(
+            settings,
+            manifest,
+            only=args.libraries,
+            processes=args.processes,
+            prune=args.prune,
+            out=sys.stdout,
+            err=sys.stderr,
+        )
+    except KeyboardInterrupt:
+        return 130
+
+
 def _init(args: argparse.Namespace) -> int:
     from corpus_mcp.init import run_init  # noqa: PLC0415 (init only)
 
@@ -377,4 +460,6 @@ def main(argv: list[str] | None = None) -> int:
         return validate(settings, manifest, sys.stdout, sys.stderr)
     if args.command in ("search", "fetch"):
         return _tool(settings, manifest, args)
-    return list_libraries(manifest, sys.stdout)
+    if args.command == "index":
+        return _index(settings, manifest, args)
+    return list_libraries(settings, manifest, sys.stdout)

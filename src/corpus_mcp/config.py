@@ -21,7 +21,7 @@ import tomllib
 import unicodedata
 from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 import msgspec
 
@@ -36,6 +36,8 @@ LogFormat = Literal["text", "json"]
 LOG_FORMATS: tuple[LogFormat, ...] = get_args(LogFormat)
 SearchEngine = Literal["auto", "libzim"]
 SEARCH_ENGINES: tuple[SearchEngine, ...] = get_args(SearchEngine)
+IndexMode = Literal["auto", "off"]
+INDEX_MODES: tuple[IndexMode, ...] = get_args(IndexMode)
 
 MANIFEST_VERSION = 1
 LIBRARY_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -118,6 +120,18 @@ ENV_VARIABLES: tuple[EnvVariable, ...] = (
         "5",
         "seconds between checks of the archive files (a changed one is left out, a sound one "
         "is served again)",
+    ),
+    EnvVariable(
+        "INDEX",
+        "auto",
+        "auto: search each library by its section index once built (built in the background "
+        "when missing); off: never build or read one",
+    ),
+    EnvVariable(
+        "CORPUS_INDEX_DIR",
+        "",
+        "folder of the section indexes (default: $XDG_CACHE_HOME/corpus-mcp/indexes, else "
+        "~/.cache/corpus-mcp/indexes; the image: /indexes); writable, apart from the corpus",
     ),
 )
 _DEFAULTS = {variable.name: variable.default for variable in ENV_VARIABLES}
@@ -242,6 +256,12 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """Seconds between two checks of every archive file: a file changed or gone is found
     without waiting for a call, and an unavailable library's path is looked at again (a
     file is served again once two checks in a row see it unchanged)."""
+    index: IndexMode = "auto"
+    """``auto``: each library is searched by its section index once one is ready, and a
+    missing or stale one is built in the background; ``off``: never (libzim's indexes
+    only)."""
+    index_dir: Path = Path("indexes")
+    """Where the section indexes live (CORPUS_INDEX_DIR)."""
 
 
 class _EnvReader:
@@ -391,6 +411,8 @@ def load_settings(
         # (fewer at once in one process is faster: its searches share one GIL).
         max_searches=-(-env.integer("MAX_SEARCHES") // workers),
         archive_recheck_seconds=env.seconds("ARCHIVE_RECHECK_SECONDS"),
+        index=cast(IndexMode, env.choice("INDEX", INDEX_MODES)),
+        index_dir=_index_dir(env),
     )
     if settings.search_limit > settings.search_max_limit:
         env.errors.append(
@@ -401,6 +423,16 @@ def load_settings(
     if env.errors:
         raise ConfigError("invalid settings:\n  " + "\n  ".join(env.errors))
     return settings
+
+
+def _index_dir(env: _EnvReader) -> Path:
+    """CORPUS_INDEX_DIR, else the user's cache folder (XDG_CACHE_HOME, else ~/.cache)."""
+    configured = env.environ.get("CORPUS_INDEX_DIR", "").strip()
+    if configured:
+        return Path(configured).absolute()
+    cache = env.environ.get("XDG_CACHE_HOME", "").strip()
+    base = Path(cache) if cache and Path(cache).is_absolute() else Path.home() / ".cache"
+    return base / "corpus-mcp" / "indexes"
 
 
 def init_paths(

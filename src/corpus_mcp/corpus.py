@@ -38,13 +38,26 @@ from corpus_mcp.document import Document
 from corpus_mcp.errors import CorpusError
 from corpus_mcp.fanout import Abandonable, Checkpoint, Failure, Job, Occupancy, Stuck, fan_out
 from corpus_mcp.federate import Candidate, competitive, federate, order, rescore, weigh_words
-from corpus_mcp.gather import Hit, Landed, LibraryHits, collect_hits, land, load_symbols
+from corpus_mcp.gather import (
+    Hit,
+    Landed,
+    LibraryHits,
+    collect_hits,
+    land,
+    load_symbols,
+    section_hits,
+)
+from corpus_mcp.indexing import Indexed, Indexing, target_of
 from corpus_mcp.parsing import Parsed, ParsePool, joined, open_parse_pool
 from corpus_mcp.ranking.evidence import WEIGHT_SYMBOL, Word, mentioned, read_evidence
 from corpus_mcp.ranking.scope import Scope
 from corpus_mcp.ranking.scope import library_scope as scope_of
 from corpus_mcp.ranking.terms import DocumentTerms
 from corpus_mcp.redaction import describe, log_failure
+from corpus_mcp.sections import IndexUnreadable, SectionIndex
+from corpus_mcp.sections.catalog import IndexState
+from corpus_mcp.sections.manager import IndexManager
+from corpus_mcp.sections.reading import read_documents
 from corpus_mcp.symbols import SymbolTable
 from corpus_mcp.wire import FetchOutput, SearchOutput, SearchResult, SectionRef
 from corpus_mcp.zim import (
@@ -81,6 +94,8 @@ MAX_SYMBOL_HITS = 8
 #: passages and page titles: the limit and this many more (on the development kit, two
 #: more did as well as five more, and so did one; none, slightly worse).
 REREAD_EXTRA = 1
+#: The documents each section index found best that are read too, whatever their rank.
+SECTION_REREAD = 3
 #: A symbol score from which the query is taken to ask for that symbol alone (half the
 #: most a symbol can score: most of the question is the symbol's name).
 SYMBOL_ANSWERS = 0.5 * WEIGHT_SYMBOL
@@ -130,10 +145,21 @@ class Library:
         """API symbols -> pages and anchors (devdocs navbar.json)."""
         self.scope = library_scope(name, service.info)
         """The words that name what this library is about."""
+        self.sections: SectionIndex | None = None
+        """Its section index when one is ready and sound (searches then rank its
+        sections and read no page); None: libzim's indexes and its pages."""
+        self.broken: tuple[SectionIndex, str] | None = None
+        """A section index a search found unreadable, and why: set from a worker thread,
+        acted on by the corpus (:meth:`Corpus.index_failed`)."""
 
     @property
     def snapshot(self) -> str | None:
         return self.service.info.snapshot
+
+    def index_broke(self, index: SectionIndex, reason: str) -> None:
+        """Note (from any thread) that ``index`` could not be read."""
+        if self.sections is index:
+            self.broken = (index, reason)
 
     def refresh(self, symbols: SymbolTable) -> None:
         """After the archive was replaced: its symbols, and its scope from its metadata."""
@@ -159,6 +185,7 @@ class Corpus:
         disabled: tuple[str, ...] = (),
         *,
         archive_changes: trio.Lock | None = None,
+        indexes: IndexManager | None = None,
     ) -> None:
         self.settings = settings
         self._parser = parser
@@ -199,10 +226,20 @@ class Corpus:
         )
         # And for whether an entry exists, which fetch asks of the paths links name.
         self._entries: ByteLRU[tuple[str, str], bool] = ByteLRU(ENTRIES_CACHE_BYTES)
+        self.indexing = Indexing(
+            indexes or index_manager(settings),
+            self._libraries,
+            interval=settings.archive_recheck_seconds,
+            forget=self._forget_searches,
+        )
 
     @property
     def libraries(self) -> tuple[str, ...]:
         return tuple(self._libraries)
+
+    def index_states(self) -> dict[str, IndexState]:
+        """Each library's section index: off, missing, building, ready, stale, failed."""
+        return self.indexing.states()
 
     def library(self, name: str) -> Library:
         """An enabled library by its configured name (KeyError if unknown)."""
@@ -244,14 +281,20 @@ class Corpus:
         words = weigh_words(normalised, hits)
         scopes = {name: lib.scope for name, lib in self._libraries.items()}
         candidates = await self._ranking(lambda: federate(normalised, hits, words, scopes))
-        reread = limit + REREAD_EXTRA
-        best = await self._reread(normalised, words, candidates[:reread], failed, deadline)
+        pool = _reread_pool(candidates, hits, limit + REREAD_EXTRA)
+        reads = _Reads(normalised)
+        best = await self._reread(
+            normalised, words, [candidates[i] for i in pool], failed, deadline, reads=reads
+        )
+        rest = [c for i, c in enumerate(candidates) if i not in pool]
         ordered = ranking.diversify(
-            competitive([*best, *candidates[reread:]]),
+            competitive([*best, *(c for c in rest if not reads.absent(c))]),
             lambda c: c.library,
             self.settings.search_max_consecutive,
         )
-        results = await self._results(normalised, words, ordered, limit, failed, deadline=deadline)
+        results = await self._results(
+            normalised, words, ordered, limit, failed, deadline=deadline, reads=reads
+        )
         output = SearchOutput(
             query=normalised,
             results=results,
@@ -271,25 +314,98 @@ class Corpus:
         candidates: list[Candidate],
         failed: list[str],
         deadline: float,
+        *,
+        reads: _Reads,
     ) -> list[Candidate]:
-        """The candidates rescored with what their documents say, best first."""
-        read = await self._read_all(candidates, failed, deadline)
-        rescored = [
-            rescore(query, words, c, read_evidence(c.evidence, *read[i], words)) if i in read else c
-            for i, c in enumerate(candidates)
-        ]
-        return order(rescored)
+        """The candidates rescored with what their documents say, best first (those a
+        section index says are no documents left out)."""
+        read = await self._read_all(candidates, failed, deadline, reads)
+
+        def rescored() -> list[Candidate]:
+            return order(
+                [
+                    rescore(query, words, c, read_evidence(c.evidence, *read[i], words))
+                    if i in read
+                    else c
+                    for i, c in enumerate(candidates)
+                    if not reads.absent(c)
+                ]
+            )
+
+        return await self._ranking(rescored)
 
     async def _read_all(
-        self, candidates: list[Candidate], failed: list[str], deadline: float
+        self, candidates: list[Candidate], failed: list[str], deadline: float, reads: _Reads
     ) -> dict[int, tuple[Document, DocumentTerms]]:
-        """Each candidate's document and word index (concurrently, until ``deadline``);
-        failures are logged, named in ``failed`` and left out."""
+        """Each candidate's document and word index (concurrently, until ``deadline``):
+        from its library's section index when it has one (one call for all of that
+        library's candidates), else its page; failures are logged, named in ``failed``
+        and left out. What was read is kept in ``reads`` for the rest of the search."""
         read: dict[int, tuple[Document, DocumentTerms]] = {}
+        from_index: dict[str, list[int]] = {}
         async with trio.open_nursery() as nursery:
             for i, candidate in enumerate(candidates):
-                nursery.start_soon(self._load_for_search, i, candidate, read, failed, deadline)
+                known = reads.get(candidate)
+                if known is not None:
+                    read[i] = known
+                elif reads.absent(candidate):
+                    continue
+                elif self._libraries[candidate.library].sections is not None:
+                    from_index.setdefault(candidate.library, []).append(i)
+                else:
+                    nursery.start_soon(self._load_for_search, i, candidate, read, failed, deadline)
+            for name, positions in from_index.items():
+                chosen = [candidates[i] for i in positions]
+                nursery.start_soon(self._load_from_index, name, chosen, reads, failed, deadline)
+        for i, candidate in enumerate(candidates):
+            found = reads.get(candidate)
+            if found is not None:
+                read[i] = found
         return read
+
+    async def _load_from_index(
+        self,
+        name: str,
+        candidates: list[Candidate],
+        reads: _Reads,
+        failed: list[str],
+        deadline: float,
+    ) -> None:
+        """Some of a library's candidates read from its section index (those it does not
+        hold are no documents); an index that fails is dropped and the pages are read."""
+        library = self._libraries[name]
+        index = library.sections
+        if index is None:
+            return
+        paths = [c.path for c in candidates]
+        with trio.move_on_at(deadline) as scope:
+            try:
+                found = await trio.to_thread.run_sync(
+                    read_documents, index, reads.query, paths, abandon_on_cancel=True
+                )
+            except IndexUnreadable as exc:
+                self.index_failed(library, index, str(exc))
+                found = None
+        if scope.cancelled_caught:
+            log.warning("search: reading results from the section index of %s timed out", name)
+            metrics.library_failed(name, "read_timeout")
+            failed.append(name)
+            return
+        if found is None:  # the index broke: this search reads the pages
+            read: dict[int, tuple[Document, DocumentTerms]] = {}
+            async with trio.open_nursery() as nursery:
+                for i, candidate in enumerate(candidates):
+                    nursery.start_soon(self._load_for_search, i, candidate, read, failed, deadline)
+            for i, candidate in enumerate(candidates):
+                if i in read:
+                    reads.keep(candidate, read[i])
+            return
+        for candidate in candidates:
+            document = found.get(candidate.path)
+            if document is None:
+                reads.drop(candidate)
+            else:
+                reads.keep(candidate, document)
 
     async def _gather(
         self, query: str, limit: int, deadline: float
@@ -349,6 +465,7 @@ class Corpus:
         failed: list[str],
         *,
         deadline: float,
+        reads: _Reads,
     ) -> list[SearchResult]:
         """Snippets and hints for the best ``limit`` candidates that parse into documents."""
         results: list[SearchResult] = []
@@ -356,7 +473,7 @@ class Corpus:
         while len(results) < limit and position < len(ordered):
             batch = ordered[position : position + limit - len(results)]
             position += len(batch)
-            read = await self._read_all(batch, failed, deadline)
+            read = await self._read_all(batch, failed, deadline, reads)
             chosen = [
                 (candidate, *read[i])
                 for i, candidate in enumerate(batch)
@@ -686,8 +803,20 @@ class Corpus:
     def stop_watching(self) -> None:
         """No more periodic checks (a reload retired this corpus: the corpus serving now
         checks the libraries it shares with this one, and this one's own serve only the
-        calls in flight)."""
+        calls in flight), nor index builds."""
         self._watching.cancel()
+        self.indexing.stop()
+
+    def index_failed(self, library: Library, index: SectionIndex, reason: str) -> None:
+        """A search could not read a library's section index: searched without it from
+        now on, and it is built again."""
+        self.indexing.failed(library, index, reason)
+
+    def _forget_searches(self, library: Indexed) -> None:
+        """What was remembered of searches, after a library changed how it is searched."""
+        uuid = library.service.info.uuid
+        self._hits.discard_if(lambda key: key[0] == uuid)
+        self._answers.clear()
 
     async def recheck(self, name: str) -> bool:
         """One check of a library's archive file (see :meth:`watch_archives`); True
@@ -710,6 +839,7 @@ class Corpus:
             before = service.info.uuid
             service.serve(reader)
             library.refresh(symbols)
+            await self.indexing.reopen(library)
         # Whatever was remembered of the old archive (or of this one before it was
         # retired) goes: documents and hits by archive, answers by any library.
         stale = {before, reader.info.uuid}
@@ -748,13 +878,29 @@ async def open_corpus(
         else:
             warm_up = _nothing
         shared = archive_limiter or trio.CapacityLimiter(settings.search_workers)
-        libraries = await _open_libraries(settings, manifest, dict(reuse or {}), shared, warm_up)
+        indexes = index_manager(settings)
+        libraries = await _open_libraries(
+            settings, manifest, dict(reuse or {}), shared, warm_up, indexes=indexes
+        )
         disabled = tuple(lib.name for lib in manifest.libraries if not lib.enabled)
-        corpus = Corpus(settings, libraries, parser, disabled, archive_changes=archive_changes)
+        corpus = Corpus(
+            settings,
+            libraries,
+            parser,
+            disabled,
+            archive_changes=archive_changes,
+            indexes=indexes,
+        )
         async with trio.open_nursery() as watching:
             watching.start_soon(corpus.watch_archives)
+            watching.start_soon(corpus.indexing.watch)
             yield corpus
             watching.cancel_scope.cancel()
+
+
+def index_manager(settings: Settings) -> IndexManager:
+    """The section indexes of CORPUS_INDEX_DIR, or none with INDEX=off."""
+    return IndexManager(settings.index_dir if settings.index == "auto" else None)
 
 
 async def _open_libraries(
@@ -763,6 +909,8 @@ async def _open_libraries(
     reused: dict[str, Library],
     shared: trio.CapacityLimiter,
     warm_up: Callable[[], Awaitable[None]],
+    *,
+    indexes: IndexManager,
 ) -> list[Library]:
     """The manifest's enabled libraries: the ``reused`` ones as they are, the others
     opened (while ``warm_up`` starts the parse workers).
@@ -819,7 +967,7 @@ async def _open_libraries(
     readers, symbols = cast(
         tuple[dict[str, ZimReader], dict[str, SymbolTable]], outcomes["archives"]
     )
-    return [
+    opened = [
         reused.get(lib.name)
         or Library(
             lib.name,
@@ -829,6 +977,18 @@ async def _open_libraries(
         )
         for lib in manifest.enabled
     ]
+    fresh = [library for library in opened if library.name not in reused]
+    if indexes.enabled and fresh:
+
+        def open_indexes() -> None:
+            for library in fresh:
+                library.sections = indexes.open(target_of(library))
+
+        await trio.to_thread.run_sync(open_indexes)
+        for library in fresh:
+            state = indexes.state(target_of(library))
+            progress(library.name, f"section index: {state.describe()}")
+    return opened
 
 
 async def _nothing() -> None:
@@ -848,7 +1008,15 @@ def _library_hits(
         service.verify(reader)
 
     found = collect_hits(reader, library.adapter, query, want, enough=limit, checkpoint=checked)
-    return msgspec.structs.replace(found, symbols=_symbol_hits(library, query))
+    sections: list[Hit] = []
+    index = library.sections
+    if index is not None:
+        checkpoint()
+        try:
+            sections = section_hits(index, query)
+        except IndexUnreadable as exc:  # the corpus drops it and reads pages meanwhile
+            library.index_broke(index, str(exc))
+    return msgspec.structs.replace(found, symbols=_symbol_hits(library, query), sections=sections)
 
 
 def _reopen(
@@ -867,6 +1035,42 @@ def _reopen(
             FileProblem(NOT_AN_ARCHIVE, f"{reader.file}: its symbol index: {exc.reason}")
         )
         return None
+
+
+def _reread_pool(
+    candidates: list[Candidate], hits: Mapping[str, LibraryHits], best: int
+) -> list[int]:
+    """Which candidates are read before the final order: the ``best`` first ones, and
+    the documents each section index found best (their sections may answer where the
+    page as a whole ranks low: a small section of a long page), in candidate order."""
+    wanted = {
+        (name, hit.path) for name, found in hits.items() for hit in found.sections[:SECTION_REREAD]
+    }
+    return [i for i, c in enumerate(candidates) if i < best or (c.library, c.path) in wanted]
+
+
+class _Reads:
+    """What one search has read of its candidates, by library and path: a document
+    (read from a section index, it is the question's own view of the page and is never
+    cached beyond the search), or nothing, when a section index says the path is no
+    document."""
+
+    def __init__(self, query: str) -> None:
+        self.query = query
+        self._read: dict[tuple[str, str], tuple[Document, DocumentTerms]] = {}
+        self._absent: set[tuple[str, str]] = set()
+
+    def get(self, candidate: Candidate) -> tuple[Document, DocumentTerms] | None:
+        return self._read.get(candidate.key)
+
+    def keep(self, candidate: Candidate, read: tuple[Document, DocumentTerms]) -> None:
+        self._read[candidate.key] = read
+
+    def drop(self, candidate: Candidate) -> None:
+        self._absent.add(candidate.key)
+
+    def absent(self, candidate: Candidate) -> bool:
+        return candidate.key in self._absent
 
 
 def _redacted(failure: Failure) -> str:

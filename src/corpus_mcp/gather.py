@@ -24,6 +24,7 @@ import msgspec
 
 from corpus_mcp import ranking
 from corpus_mcp.adapters import Adapter
+from corpus_mcp.sections import SectionIndex
 from corpus_mcp.symbols import SymbolTable, build_table
 from corpus_mcp.zim import RedirectError, ZimError, ZimReader
 from corpus_mcp.zim.index import TitleHit
@@ -79,6 +80,9 @@ class LibraryHits(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     queries_tried: int
     symbols: list[Hit] = msgspec.field(default_factory=list)
     """API symbols the query names (devdocs)."""
+    sections: list[Hit] = msgspec.field(default_factory=list)
+    """Documents whose sections the library's section index found best, each landing on
+    its best section (empty without a ready index)."""
     doc_count: int = 0
     """Documents in the full-text index (0: no statistics)."""
     average_length: float = 0.0
@@ -319,3 +323,26 @@ def _content_hit(
     if alias == landed.title:
         alias = None
     return Hit(path=landed.path, title=landed.title, alias=alias, section=landed.section)
+
+
+#: Sections asked of a library's section index per search, and at most how many of one
+#: document: enough documents for fusion to choose from, each with its best sections.
+SECTION_CANDIDATES = 40
+SECTIONS_PER_DOCUMENT = 3
+
+
+def section_hits(index: SectionIndex, query: str) -> list[Hit]:
+    """The documents a library's section index finds for ``query``, best first, each
+    landing on its best section; raises :class:`~corpus_mcp.sections.IndexUnreadable`."""
+    found = index.search(index.analyser.question(query), SECTION_CANDIDATES, SECTIONS_PER_DOCUMENT)
+    hits: dict[str, Hit] = {}
+    for hit in found:
+        stored = hit.section
+        if stored.path not in hits:
+            hits[stored.path] = Hit(
+                path=stored.path,
+                title=stored.document_title,
+                section=stored.id or None,
+                weight=hit.weight,
+            )
+    return list(hits.values())

@@ -49,6 +49,7 @@ from corpus_mcp.config import ConfigError, Manifest, Settings, load_manifest
 from corpus_mcp.corpus import Corpus, Library, open_corpus
 from corpus_mcp.parsing import ParsePool, open_parse_pool
 from corpus_mcp.redaction import describe, log_failure
+from corpus_mcp.sections.catalog import IndexState
 from corpus_mcp.wire import FetchOutput, SearchOutput
 from corpus_mcp.zim import OpenFailure
 from corpus_mcp.zim.identity import FileIdentity, look
@@ -321,6 +322,10 @@ class LiveCorpus:
             hits, misses = self._closed_lookups.get(name, (0, 0))
             self._closed_lookups[name] = (hits + cache.hits, misses + cache.misses)
 
+    def index_states(self) -> dict[str, IndexState]:
+        """The serving generation's libraries' section indexes."""
+        return self.current.corpus.index_states()
+
     def figures(self) -> metrics.CorpusFigures:
         """What :mod:`corpus_mcp.metrics` shows of the corpus, at this moment."""
         current = self.current
@@ -349,6 +354,15 @@ class LiveCorpus:
             open_archives=len(_archives(self._alive)),
             stuck=current.corpus.stuck_libraries,
             caches=caches,
+            indexes={
+                name: metrics.IndexFigures(
+                    state=state.state,
+                    progress=state.done / state.total if state.total else 0.0,
+                    sections=state.sections,
+                    bytes=state.bytes,
+                )
+                for name, state in current.corpus.index_states().items()
+            },
         )
 
 

@@ -213,6 +213,20 @@ class CacheFigures(msgspec.Struct, frozen=True, kw_only=True):
     misses: int
 
 
+class IndexFigures(msgspec.Struct, frozen=True, kw_only=True):
+    """One library's section index (see :mod:`corpus_mcp.sections`)."""
+
+    state: str
+    progress: float = 0.0
+    """While building: the share of the archive's entries read."""
+    sections: int = 0
+    bytes: int = 0
+
+
+#: The states a library's section index can be in (``corpus_mcp_section_index_state``).
+INDEX_STATES: Final = ("off", "missing", "building", "ready", "stale", "failed")
+
+
 class CorpusFigures(msgspec.Struct, frozen=True, kw_only=True):
     """The served corpus at one moment (see :class:`corpus_mcp.live.LiveCorpus`)."""
 
@@ -227,6 +241,7 @@ class CorpusFigures(msgspec.Struct, frozen=True, kw_only=True):
     """Archives held open by every generation alive (a file shared by two counts once)."""
     stuck: tuple[str, ...]
     caches: dict[str, CacheFigures]
+    indexes: dict[str, IndexFigures] = msgspec.field(default_factory=dict)
 
 
 class _CorpusCollector:
@@ -269,6 +284,38 @@ class _CorpusCollector:
             stuck.add_metric([library], 1.0 if library in figures.stuck else 0.0)
         yield stuck
         yield from _cache_metrics(figures.caches)
+        yield from _index_metrics(figures.indexes)
+
+
+def _index_metrics(indexes: dict[str, IndexFigures]) -> Iterator[Metric]:
+    state = GaugeMetricFamily(
+        "corpus_mcp_section_index_state",
+        "1 for the state a library's section index is in (off, missing, building, ready, "
+        "stale, failed), 0 for the others.",
+        labels=["library", "state"],
+    )
+    progress = GaugeMetricFamily(
+        "corpus_mcp_section_index_build_progress",
+        "While a library's section index is built: the share of its archive read (0-1).",
+        labels=["library"],
+    )
+    sections = GaugeMetricFamily(
+        "corpus_mcp_section_index_sections",
+        "Sections in a library's ready section index.",
+        labels=["library"],
+    )
+    held = GaugeMetricFamily(
+        "corpus_mcp_section_index_bytes",
+        "Size of a library's ready section index file.",
+        labels=["library"],
+    )
+    for library, figures in sorted(indexes.items()):
+        for name in INDEX_STATES:
+            state.add_metric([library, name], 1.0 if figures.state == name else 0.0)
+        progress.add_metric([library], figures.progress)
+        sections.add_metric([library], float(figures.sections))
+        held.add_metric([library], float(figures.bytes))
+    yield from (state, progress, sections, held)
 
 
 def _gauge(name: str, documentation: str, value: float) -> GaugeMetricFamily:

@@ -24,6 +24,9 @@ from corpus_mcp.ranking.query import is_identifier
 MAX_PER_KEY = 8
 #: A tail match is a little less sure than the full name.
 TAIL_FACTOR = 0.8
+#: A symbol named by the trailing part of what the query writes (its qualifier being a
+#: variable or an alias the archive does not know) is less sure still.
+QUALIFIED_FACTOR = 0.7
 _SEPARATOR = re.compile(r"(::|\.)")
 # A kind in parentheses closing a name, as DevDocs writes Django's: "(setting)".
 _QUALIFIER = re.compile(r"\s+\([a-z][a-z ]*\)$")
@@ -82,6 +85,8 @@ class SymbolTable:
                 # A plain word ("json") as the tail of a symbol ("flask.json") says
                 # little; code-shaped text ("QuerySet.filter", "select_related") does.
                 ways.append((self._tails.get(key), TAIL_FACTOR))
+                if not any(found for found, _ in ways):
+                    ways = self._qualified(key)
             for found, factor in ways:
                 for symbol in found or ():
                     ident = (symbol.name, symbol.path, symbol.section)
@@ -89,6 +94,19 @@ class SymbolTable:
                     if ident not in best or best[ident].strength < match.strength:
                         best[ident] = match
         return sorted(best.values(), key=lambda m: (-m.strength, m.symbol.name, m.symbol.path))
+
+    def _qualified(self, key: str) -> list[tuple[list[Symbol] | None, float]]:
+        """For code naming no symbol as written: the longest trailing part of it that
+        does (code calls through a variable or an alias the archive does not know:
+        ``df.merge``, ``pd.read_csv``, ``self.assertEqual``), less surely."""
+        for tail in _tails(key):
+            ways = [
+                (self._full.get(tail), QUALIFIED_FACTOR),
+                (self._tails.get(tail), QUALIFIED_FACTOR * TAIL_FACTOR),
+            ]
+            if any(found for found, _ in ways):
+                return ways
+        return []
 
 
 def build_table(

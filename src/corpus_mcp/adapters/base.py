@@ -31,6 +31,10 @@ def symbol_key(name: str) -> str:
 
 class Adapter(Protocol):
     name: str
+    version: int
+    """What :meth:`parse` makes of the same bytes, numbered: raised whenever it changes
+    (sections cut differently, other text kept), so that a section index built with the
+    old cut is rebuilt rather than served (:mod:`corpus_mcp.sections`)."""
     main_page_is_navigation: bool
     """The archive's main page is a listing (mwoffliner list page, sotoki "questions"),
     never a search result."""

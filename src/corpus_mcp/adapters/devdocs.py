@@ -94,6 +94,7 @@ class DevDocsAdapter(AdapterDefaults):
     """The ``devdocs`` family: every HTML entry is a documentation page; no redirects."""
 
     name = "devdocs"
+    version = 2  # 2: rustdoc methods are sections
     main_page_is_navigation = False
     """The ``index`` page ("X Documentation") is a real overview page, so it stays searchable."""
 

@@ -146,6 +146,7 @@ class MediaWikiAdapter(AdapterDefaults):
     """The :class:`~corpus_mcp.adapters.base.Adapter` for mwoffliner archives."""
 
     name = "mediawiki"
+    version = 1
     main_page_is_navigation = True
     redirect_stubs = True
 

@@ -109,6 +109,7 @@ class StackExchangeAdapter(AdapterDefaults):
     """The ``stackexchange`` family: question threads are documents, all else navigation."""
 
     name = "stackexchange"
+    version = 1
     main_page_is_navigation = True
     """The main path ``questions`` is the "Highest Voted Questions" listing."""
 

@@ -61,6 +61,7 @@ WEIGHT_CONTAINED = 0.8
 WEIGHT_EXACT = 0.8
 WEIGHT_HEADING = 0.6
 WEIGHT_PASSAGE = 0.5
+WEIGHT_SECTION = 0.0
 WEIGHT_SYMBOL = 2.5
 WEIGHT_SCOPE = 0.25
 WEIGHT_QUESTION = 1.0
@@ -110,6 +111,9 @@ class Evidence(msgspec.Struct, frozen=True, kw_only=True):
     """Once read: the share of the query's weight the best section title holds."""
     passage: float = 0.0
     """Once read: the share the best passage holds, with its section's titles."""
+    section: float = 0.0
+    """Once read: the best section's BM25 (its own text, its heading path counting as
+    a use), with the corpus's word weights, normalised like ``body``."""
     text_share: float | None = None
     """Once read, for candidates no index described: the share the whole text holds."""
     thread: bool = False
@@ -126,6 +130,7 @@ class Scored(msgspec.Struct, frozen=True, kw_only=True):
     exact: float = 0.0
     heading: float = 0.0
     passage: float = 0.0
+    section: float = 0.0
     symbol: float = 0.0
     scope: float = 0.0
     question: float = 0.0
@@ -181,6 +186,7 @@ def score(query: str, words: Sequence[Word], evidence: Evidence) -> Scored:
         "exact": WEIGHT_EXACT * exact,
         "heading": WEIGHT_HEADING * evidence.heading,
         "passage": WEIGHT_PASSAGE * evidence.passage,
+        "section": WEIGHT_SECTION * evidence.section,
         "symbol": WEIGHT_SYMBOL * symbol,
         "scope": WEIGHT_SCOPE * float(evidence.scope),
         "question": WEIGHT_QUESTION * title * float(evidence.thread and _asks(query)),
@@ -327,11 +333,12 @@ def read_evidence(
     # other libraries' names.
     topical_total = sum(w.weight for w in _topical(words, evidence))
     topical = _topical(_here(words, evidence), evidence)
-    heading = passage = 0.0
+    heading = passage = section = 0.0
     text_share = evidence.text_share
     if total > 0 and topical_total > 0:
         heading = _best_heading(terms, topical) / topical_total
         passage = _best_passage(terms, topical) / topical_total
+        section = _best_section(terms, topical) / topical_total
         if evidence.frequencies is None:
             text_share = sum(w.weight for w in words if terms.holds(w.text)) / total
     return msgspec.structs.replace(
@@ -339,6 +346,7 @@ def read_evidence(
         titles=tuple(t for t in titles if t),
         heading=heading,
         passage=passage,
+        section=section,
         text_share=text_share,
         thread=document.kind == "thread",
     )
@@ -351,6 +359,35 @@ def _best_heading(terms: DocumentTerms, words: Sequence[Word]) -> float:
         for index in terms.sections_titled(word.text):
             held[index] = held.get(index, 0.0) + word.weight
     return max(held.values(), default=0.0)
+
+
+#: Words in a section of average length, and how much a word in its heading path (not
+#: its text) counts against one use in its text.
+SECTION_AVERAGE_WORDS = 120
+HEADING_USE = 0.8
+
+
+def _best_section(terms: DocumentTerms, words: Sequence[Word]) -> float:
+    """The most query weight one section holds, BM25-saturated: each word by its uses
+    in the section's own text (length-normalised), or as a use when its title or a
+    parent's names the word."""
+    if not terms.sections:
+        return 0.0
+    uses = [terms.uses(word.text) for word in words]
+    best = 0.0
+    for index, section in enumerate(terms.sections):
+        if section.section.role == "comments":
+            continue
+        norm = 1 - B + B * section.length / SECTION_AVERAGE_WORDS
+        held = 0.0
+        for word, used in zip(words, uses, strict=True):
+            count = used.get(index, 0)
+            if count:
+                held += word.weight * count / (count + K1 * norm)
+            elif term_in(word.text, section.context):
+                held += word.weight * HEADING_USE
+        best = max(best, held)
+    return best
 
 
 def _best_passage(terms: DocumentTerms, words: Sequence[Word]) -> float:

@@ -91,6 +91,34 @@ class DocumentTerms(msgspec.Struct, frozen=True, kw_only=True, gc=False):
         self.found[root] = occurrences
         return occurrences
 
+    def find(self, words: Iterable[str]) -> None:
+        """Find the occurrences of every stem ``words`` can be matched by (whole and
+        parts) at once: each passage that may hold one is tokenised once, where finding
+        them one stem at a time tokenised it once per stem. For documents read for one
+        question (from a section index), whose memo starts empty every time."""
+        wanted: dict[str, str] = {}
+        for word in words:
+            whole, parts = term_stems(word)
+            for root in (whole, *parts):
+                if root not in self.found and root not in wanted:
+                    wanted[root] = root[:_PROBE].rstrip("ie") or root[:1]
+        if not wanted:
+            return
+        hits: dict[str, list[tuple[int, int]]] = {root: [] for root in wanted}
+        probes = set(wanted.values())
+        for index, text in enumerate(self.lowered):
+            if not any(probe in text for probe in probes):
+                continue
+            uses: dict[str, int] = {}
+            for word, n in _words(text).items():
+                for root in stems_of(word):
+                    if root in wanted:
+                        uses[root] = uses.get(root, 0) + n
+            for root, n in uses.items():
+                hits[root].append((index, n))
+        for root, found in hits.items():
+            self.found[root] = tuple(found)
+
     def passages_with(self, word: str) -> frozenset[int]:
         """The passages that use ``word`` (a joined word: whole, or all of its parts)."""
         whole, parts = term_stems(word)

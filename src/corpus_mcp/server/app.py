@@ -35,6 +35,7 @@ from corpus_mcp.config import Settings
 from corpus_mcp.errors import CorpusError
 from corpus_mcp.logs import FIELDS
 from corpus_mcp.redaction import log_failure
+from corpus_mcp.sections.catalog import IndexState
 from corpus_mcp.server.arguments import validate_fetch, validate_search
 from corpus_mcp.server.connections import SERVER_UNAVAILABLE, SHUTTING_DOWN
 from corpus_mcp.server.envelope import INVALID_REQUEST, check_envelope
@@ -103,6 +104,8 @@ class CorpusAPI(Protocol):
     async def search(self, query: str, limit: int) -> SearchOutput: ...
 
     async def fetch(self, ref: str, sections: list[str] | None) -> FetchOutput: ...
+
+    def index_states(self) -> dict[str, IndexState]: ...
 
 
 def _result(output: msgspec.Struct) -> types.CallToolResult:
@@ -453,8 +456,17 @@ class CorpusApp:
             starting = {"status": "starting", **self._whom()}
             reason = "starting: a serving process is starting"
             await exchange.json(503, starting, reason=reason, head=head)
+        elif path == READY_PATH:
+            ready = {"status": "ok", **self._whom(), "indexes": self._indexes()}
+            await exchange.json(200, ready, head=head)
         else:
             await exchange.json(200, {"status": "ok", **self._whom()}, head=head)
+
+    def _indexes(self) -> dict[str, str]:
+        """Each library's section index, in a phrase (``ready (933 sections)``,
+        ``building (995/1,770 entries 56%)``): the server is ready whatever they are
+        (a library without an index is searched without one)."""
+        return {name: state.describe() for name, state in self.corpus.index_states().items()}
 
     def _whom(self) -> dict[str, int]:
         """What a probe's answer says besides its status: the libraries served and, with

@@ -19,6 +19,7 @@ from corpus_mcp.zim.errors import (
 from corpus_mcp.zim.reader import (
     MAX_REDIRECT_HOPS,
     ArchiveInfo,
+    EntryAt,
     Family,
     ResolvedEntry,
     SearchPage,
@@ -45,6 +46,7 @@ __all__ = [
     "ArchiveService",
     "ArchiveUnavailable",
     "ChainedLimiter",
+    "EntryAt",
     "EntryNotFound",
     "Family",
     "OpenFailure",

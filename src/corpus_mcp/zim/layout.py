@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import struct
+import uuid
 
 import msgspec
 
@@ -29,6 +30,20 @@ _DIRENT_READ = 4096
 _REDIRECT, _LINK_TARGET, _DELETED = 0xFFFF, 0xFFFE, 0xFFFD
 _UNCOMPRESSED = frozenset({0, 1})
 _EXTENDED_OFFSETS = 0x10
+
+
+def header_uuid(path: str) -> str | None:
+    """An archive's UUID as libzim spells it (``599c5823-f3ca-...``), read from its
+    header without opening it with libzim (``corpus-mcp list`` opens no archive); None
+    when the file cannot be read or is no ZIM."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(24)
+    except OSError:
+        return None
+    if len(header) < 24 or struct.unpack_from("<I", header, 0)[0] != ZIM_MAGIC:
+        return None
+    return str(uuid.UUID(bytes=header[8:24]))
 
 
 class BlobLocation(msgspec.Struct, frozen=True):

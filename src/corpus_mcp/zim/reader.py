@@ -81,6 +81,18 @@ class ResolvedEntry(msgspec.Struct, frozen=True, kw_only=True):
     """Normalised path first asked for, when at least one redirect was followed."""
 
 
+class EntryAt(msgspec.Struct, frozen=True, kw_only=True):
+    """A user entry as :meth:`ZimReader.entries` walks them."""
+
+    path: str
+    """Normalised path."""
+    title: str
+    redirect: bool = False
+    mimetype: str = ""
+    """Content entries only (a redirect's target is resolved by whoever needs it)."""
+    size: int = 0
+
+
 class SearchPage(msgspec.Struct, frozen=True, kw_only=True):
     paths: list[str]
     estimated_total: int
@@ -367,6 +379,32 @@ class ZimReader:
             if not self.info.new_namespace_scheme and not raw.startswith("A/"):
                 continue
             yield normalise_path(raw), str(entry.title), bool(entry.is_redirect)
+
+    def entries(self, start: int, stop: int) -> Iterator[EntryAt]:
+        """The user entries numbered ``start`` to ``stop`` (exclusive; numbers run from 0
+        to ``info.entry_count``, in path order), each with what it is: a redirect, or
+        content with its MIME type and size. Old-scheme archives yield their ``A/``
+        articles only; an entry that cannot be read is skipped (the caller counts what
+        it asked for, not what it got)."""
+        a = self._archive
+        for index in range(max(0, start), min(stop, int(a.entry_count))):
+            try:
+                entry = a._get_entry_by_id(index)
+                raw = str(entry.path)
+                if not self.info.new_namespace_scheme and not raw.startswith("A/"):
+                    continue
+                if entry.is_redirect:
+                    yield EntryAt(path=normalise_path(raw), title=str(entry.title), redirect=True)
+                    continue
+                item = entry.get_item()
+                yield EntryAt(
+                    path=normalise_path(raw),
+                    title=str(entry.title),
+                    mimetype=str(item.mimetype),
+                    size=int(item.size),
+                )
+            except Exception:  # a corrupt dirent: that entry is not indexed
+                continue
 
     def content(self, path: str) -> bytes:
         """Bytes of the content entry at ``path`` (redirects followed)."""

@@ -1,0 +1,430 @@
+"""Building one archive's section index: every content entry read once, by worker
+processes, each writing a shard; continued where a killed run stopped; published as one
+file.
+
+The archive's entries are numbered (0 to ``entry_count``, in path order) and cut into
+chunks (:func:`chunk_entries`; a resumed build keeps the size it started with). A worker
+process opens the archive itself, reads a chunk's pages, parses each with its adapter's
+search-time view (what search ranks: the same sections, the same passages), writes
+their records to its own shard and commits the shard with the chunk marked done: a
+commit is atomic, so a run killed at any moment leaves shards that hold whole chunks,
+marked, and the next run does the others. When no chunk is left the shards are merged
+into the index file (:func:`store.publish`) and the build folder goes.
+
+``corpus-mcp index`` runs this with one worker per usable CPU; a serving process runs it
+in a child process of its own, one worker, at the lowest CPU priority
+(:mod:`corpus_mcp.sections.manager`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import multiprocessing
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final
+
+import msgspec
+
+from corpus_mcp.adapters import Adapter, get_adapter
+from corpus_mcp.sections.analysis import Analyser
+from corpus_mcp.sections.catalog import BuildProgress, IndexFolder, archive_key
+from corpus_mcp.sections.records import NamesByAnchor, records
+from corpus_mcp.sections.store import (
+    INDEX_FORMAT,
+    IndexMeta,
+    ShardDone,
+    ShardWriter,
+    publish,
+    shard_done,
+)
+from corpus_mcp.zim import ZimError, ZimReader
+from corpus_mcp.zim.xapian_pool import xapian
+
+#: Chunks per worker process, and the bounds of a chunk's entries: a chunk is what a
+#: killed build may have to read again, per worker, and the progress moves by chunks.
+CHUNKS_PER_PROCESS: Final = 16
+MIN_CHUNK_ENTRIES: Final = 20
+MAX_CHUNK_ENTRIES: Final = 500
+#: HTML entries at most this large may be redirect stubs (mwoffliner's fragment
+#: redirects), which are no documents; the same bound as search's (gather.STUB_MAX_BYTES).
+STUB_MAX_BYTES: Final = 2048
+#: A progress file is rewritten at most this often.
+PROGRESS_SECONDS: Final = 1.0
+
+
+class BuildJob(msgspec.Struct, frozen=True, kw_only=True):
+    """One index to build: the archive, its adapter, the folder, and the library's name
+    (for what is said about it)."""
+
+    archive: Path
+    adapter: str
+    folder: Path
+    library: str
+
+
+class BuildStamp(msgspec.Struct, frozen=True, kw_only=True):
+    """What a build folder is for (``build.json``): another archive, adapter or format
+    means its shards are of no use."""
+
+    format: int
+    archive_uuid: str
+    archive_size: int
+    adapter: str
+    adapter_version: int
+    chunk_entries: int = 0
+    """Entries per chunk (chunks are numbered by it: a resumed build keeps it)."""
+    seconds: float = 0.0
+    """Time spent by earlier runs."""
+
+
+class ChunkDone(msgspec.Struct, frozen=True):
+    chunk: int
+    entries: int
+    pages: int
+    sections: int
+
+
+class BuildFailed(Exception):
+    """The build could not finish (the message says why; what was done is kept)."""
+
+
+def build_index(
+    job: BuildJob,
+    *,
+    processes: int,
+    progress: Callable[[BuildProgress, float], None] | None = None,
+) -> IndexMeta:
+    """Build ``job``'s index, continuing an interrupted build, and publish it; the
+    caller holds the folder's build lock. ``progress`` gets the build's progress and the
+    seconds this run has taken, after each chunk. Raises :class:`BuildFailed`."""
+    started = time.monotonic()
+    try:
+        reader = ZimReader(job.archive, direct_index=False)
+    except ZimError as exc:
+        raise BuildFailed(f"the archive cannot be opened: {exc.reason}") from None
+    adapter = get_adapter(job.adapter)
+    info = reader.info
+    key = archive_key(info.uuid, job.adapter)
+    folder = IndexFolder(job.folder)
+    work = folder.work(key)
+    stamp = BuildStamp(
+        format=INDEX_FORMAT,
+        archive_uuid=info.uuid,
+        archive_size=info.size,
+        adapter=job.adapter,
+        adapter_version=adapter.version,
+    )
+    try:
+        total = info.entry_count
+        stamp = _prepare(work, stamp, chunk_entries(total, processes))
+        chunks = _plan(total, stamp.chunk_entries)
+        done = _done(work)
+        todo = [c for c in chunks if c[0] not in done.chunks]
+        counted = BuildProgress(
+            pid=os.getpid(),
+            entries_done=sum(stop - start for n, start, stop in chunks if n in done.chunks),
+            entries_total=total,
+            pages=done.pages,
+            sections=done.sections,
+            updated=time.time(),
+        )
+        last_written = 0.0
+        if progress is not None:  # what earlier runs did, before this one adds to it
+            progress(counted, 0.0)
+        for finished in _run(job, work, todo, processes):
+            counted.entries_done += finished.entries
+            counted.pages += finished.pages
+            counted.sections += finished.sections
+            counted.updated = time.time()
+            if counted.updated - last_written >= PROGRESS_SECONDS or not todo:
+                folder.write_progress(key, counted)
+                last_written = counted.updated
+            if progress is not None:
+                progress(counted, time.monotonic() - started)
+        seconds = stamp.seconds + (time.monotonic() - started)
+        done = _done(work)
+        shards = [shard for shard in _shards(work) if shard_done(shard).chunks]
+        meta = IndexMeta(
+            format=INDEX_FORMAT,
+            archive_uuid=info.uuid,
+            archive_size=info.size,
+            adapter=job.adapter,
+            adapter_version=adapter.version,
+            language=info.language,
+            documents=done.pages,
+            sections=done.sections,
+            built=datetime.now(UTC).isoformat(timespec="seconds"),
+            seconds=round(seconds, 3),
+        )
+        publish(shards, meta, work / "publish", folder.file(key))
+    except OSError as exc:
+        reason = _os_reason(exc, folder.root)
+        raise _failed(folder, key, work, stamp, started=started, reason=reason) from None
+    except xapian.Error as exc:
+        reason = f"writing the index failed ({' '.join(str(exc).split())})"
+        raise _failed(folder, key, work, stamp, started=started, reason=reason) from None
+    except BrokenProcessPool:
+        reason = "a build process died (killed, or out of memory)"
+        raise _failed(folder, key, work, stamp, started=started, reason=reason) from None
+    shutil.rmtree(work, ignore_errors=True)
+    folder.clear_failure(key)
+    return meta
+
+
+def _failed(
+    folder: IndexFolder, key: str, work: Path, stamp: BuildStamp, *, started: float, reason: str
+) -> BuildFailed:
+    """The failure, recorded in the folder (for the server's state and its retries),
+    with this run's time counted."""
+    _save_seconds(work, stamp, started)
+    folder.record_failure(key, reason)
+    return BuildFailed(reason)
+
+
+def _prepare(work: Path, stamp: BuildStamp, chunk_size: int) -> BuildStamp:
+    """The build folder for ``stamp``: kept when it was started for the same archive,
+    adapter version and format (with its chunk size and the time already spent), else
+    begun again with ``chunk_size``."""
+    stamp_file = work / "build.json"
+    try:
+        before = msgspec.json.decode(stamp_file.read_bytes(), type=BuildStamp)
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        before = None
+    if (
+        before is not None
+        and before.chunk_entries > 0
+        and msgspec.structs.replace(before, seconds=0.0, chunk_entries=0) == stamp
+    ):
+        return before
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    started = msgspec.structs.replace(stamp, chunk_entries=chunk_size)
+    stamp_file.write_bytes(msgspec.json.encode(started))
+    return started
+
+
+def _save_seconds(work: Path, stamp: BuildStamp, started: float) -> None:
+    """Count this run's time in the build folder, for the index's ``seconds``."""
+    spent = msgspec.structs.replace(stamp, seconds=stamp.seconds + time.monotonic() - started)
+    with contextlib.suppress(OSError):
+        (work / "build.json").write_bytes(msgspec.json.encode(spent))
+
+
+def chunk_entries(total: int, processes: int) -> int:
+    """Entries per chunk: about :data:`CHUNKS_PER_PROCESS` chunks for each process (the
+    progress moves, and a killed run loses little), within bounds."""
+    share = total // (max(1, processes) * CHUNKS_PER_PROCESS)
+    return max(MIN_CHUNK_ENTRIES, min(MAX_CHUNK_ENTRIES, share))
+
+
+def _plan(total: int, size: int) -> list[tuple[int, int, int]]:
+    """``(chunk number, first entry, entry after the last)`` for every chunk."""
+    return [(n, start, min(start + size, total)) for n, start in enumerate(range(0, total, size))]
+
+
+def _shards(work: Path) -> list[Path]:
+    return sorted(p for p in work.glob("shard-*") if p.is_dir())
+
+
+def _done(work: Path) -> ShardDone:
+    """Every chunk the build folder's shards hold, with their pages and sections."""
+    found = [shard_done(shard) for shard in _shards(work)]
+    return ShardDone(
+        frozenset().union(*(f.chunks for f in found)),
+        sum(f.pages for f in found),
+        sum(f.sections for f in found),
+    )
+
+
+def _run(
+    job: BuildJob, work: Path, todo: Sequence[tuple[int, int, int]], processes: int
+) -> Iterator[ChunkDone]:
+    """The chunks done, as they finish: in this process with one worker, else in a pool
+    of worker processes (forked from a server that imported only this module)."""
+    if not todo:
+        return
+    if processes <= 1:
+        worker = _Worker(job, work)
+        try:
+            for chunk in todo:
+                yield worker.chunk(*chunk)
+        finally:
+            worker.close()
+        return
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    with ProcessPoolExecutor(
+        max_workers=min(processes, len(todo)),
+        mp_context=context,
+        initializer=_start_worker,
+        initargs=(job, work),
+    ) as pool:
+        pending: set[Future[ChunkDone]] = set()
+        queue = list(reversed(todo))
+        try:
+            while queue or pending:
+                # A few chunks ahead per worker, not all: a killed run then leaves no
+                # work queued in vain, and the progress shows chunks as they finish.
+                while queue and len(pending) < 2 * processes:
+                    pending.add(pool.submit(_chunk, *queue.pop()))
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    yield future.result()
+        except BaseException:
+            for future in pending:
+                future.cancel()
+            raise
+
+
+class _Worker:
+    """One process's share of a build: the archive opened, the adapter, the names the
+    archive's symbol index gives each anchor, and a shard of its own."""
+
+    def __init__(self, job: BuildJob, work: Path) -> None:
+        self.reader = ZimReader(job.archive, direct_index=False)
+        self.adapter = get_adapter(job.adapter)
+        self.library = job.library
+        self.names = _names(self.reader, self.adapter)
+        analyser = Analyser.for_language(self.reader.info.language)
+        self.writer = ShardWriter(work / f"shard-{os.getpid()}", analyser)
+
+    def chunk(self, number: int, start: int, stop: int) -> ChunkDone:
+        pages = sections = 0
+        for html, entry_path, title in self._pages(start, stop):
+            try:
+                document = self.adapter.parse(entry_path, title, html, self.library, view=True)
+            except Exception:  # a page the adapter cannot read is not indexed
+                continue
+            if document.metadata.get("navigation") == "true" or document.metadata.get("missing"):
+                continue
+            found = records(document, self.names)
+            for record in found:
+                self.writer.add(record)
+            pages += 1
+            sections += len(found)
+        self.writer.commit(number, pages, sections)
+        return ChunkDone(number, stop - start, pages, sections)
+
+    def _pages(self, start: int, stop: int) -> Iterator[tuple[bytes, str, str]]:
+        reader, adapter = self.reader, self.adapter
+        main = reader.info.main_path
+        for entry in reader.entries(start, stop):
+            if entry.redirect or not adapter.is_content(entry.path, entry.mimetype):
+                continue
+            if adapter.main_page_is_navigation and entry.path == main:
+                continue
+            try:
+                html = reader.content(entry.path)
+            except ZimError:
+                continue
+            if (
+                adapter.redirect_stubs
+                and entry.size <= STUB_MAX_BYTES
+                and adapter.stub_landing(entry.path, html) is not None
+            ):
+                continue
+            yield html, entry.path, entry.title
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+#: A pool process's worker, opened by the pool's initializer.
+_WORKERS: dict[str, _Worker] = {}
+
+
+def _start_worker(job: BuildJob, work: Path) -> None:
+    _WORKERS["this"] = _Worker(job, work)
+
+
+def _chunk(number: int, start: int, stop: int) -> ChunkDone:
+    return _WORKERS["this"].chunk(number, start, stop)
+
+
+def _names(reader: ZimReader, adapter: Adapter) -> NamesByAnchor:
+    """(page, anchor) -> the names the archive's symbol index (DevDocs' navbar) gives it."""
+    if adapter.symbol_index is None or not reader.has_entry(adapter.symbol_index):
+        return {}
+    try:
+        data = reader.content(adapter.symbol_index)
+    except ZimError:
+        return {}
+    names: dict[tuple[str, str], list[str]] = {}
+    for name, landing in adapter.parse_symbols(data):
+        names.setdefault((landing.path, landing.section or ""), []).append(name)
+    return names
+
+
+def _os_reason(exc: OSError, root: Path) -> str:
+    if exc.errno == errno.ENOSPC:
+        return f"the index folder {root} is full"
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return f"the index folder {root} is not writable"
+    return f"{exc.strerror or type(exc).__name__}" + (f": {exc.filename}" if exc.filename else "")
+
+
+# -- the child process a serving process builds with -------------------------------------
+
+#: ``ioprio_set`` by machine (no wrapper in Python's standard library), and the idle class.
+_IOPRIO_SET: Final = {"x86_64": 251, "aarch64": 30}
+_IOPRIO_IDLE: Final = 3 << 13
+
+
+def lowest_priority() -> None:
+    """Run on what the machine leaves idle: ``SCHED_IDLE`` (the scheduler gives the
+    process a core only when nothing else wants it), nice 19 where that is refused,
+    and the idle I/O class. Best effort: each refusal is ignored."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(19)
+    with contextlib.suppress(OSError, AttributeError):
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    number = _IOPRIO_SET.get(os.uname().machine)
+    if number is not None:
+        with contextlib.suppress(OSError, AttributeError):
+            import ctypes  # noqa: PLC0415 - only this child needs it
+
+            ctypes.CDLL(None, use_errno=True).syscall(number, 1, 0, _IOPRIO_IDLE)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m corpus_mcp.sections.build ARCHIVE ADAPTER FOLDER LIBRARY``: build one
+    index in this process at the lowest priority (what a serving process runs, see
+    :mod:`corpus_mcp.sections.manager`). Exit 0 built, 3 another build holds the
+    folder's lock, 1 failed (the reason in the folder and on stderr), 2 bad arguments."""
+    import sys  # noqa: PLC0415
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 4:
+        print(
+            "usage: python -m corpus_mcp.sections.build ARCHIVE ADAPTER FOLDER LIBRARY",
+            file=sys.stderr,
+        )
+        return 2
+    archive, adapter, root, library = args
+    lowest_priority()
+    folder = IndexFolder(Path(root))
+    job = BuildJob(archive=Path(archive), adapter=adapter, folder=Path(root), library=library)
+    try:
+        with folder.build_lock(wait=False) as held:
+            if not held:
+                return 3
+            build_index(job, processes=1)
+    except BuildFailed as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    except OSError as exc:  # the lock file itself: a read-only or full folder
+        print(_os_reason(exc, folder.root), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
