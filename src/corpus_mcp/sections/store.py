@@ -292,7 +292,7 @@ class SectionIndex:
                 (float(m.weight), bytes(m.document.get_data())) for m in enquire.get_mset(0, limit)
             ]
 
-        return [SectionHit(w, _DECODER.decode(data)) for w, data in self._read(run)]
+        return [SectionHit(w, _decoded(data)) for w, data in self._read(run)]
 
     def sections_of(
         self, query: IndexQuery, paths: Sequence[str], per_document: int
@@ -329,11 +329,11 @@ class SectionIndex:
         out: dict[str, list[SectionHit]] = {}
         seen: set[tuple[str, int]] = set()
         for weight, data in matched:
-            section = _DECODER.decode(data)
+            section = _decoded(data)
             seen.add((section.path, section.order))
             out.setdefault(section.path, []).append(SectionHit(weight, section))
         for data in keyed:
-            section = _DECODER.decode(data)
+            section = _decoded(data)
             if (section.path, section.order) not in seen:
                 out.setdefault(section.path, []).append(SectionHit(0.0, section))
         return out
@@ -343,6 +343,14 @@ class SectionIndex:
             return self._pool.run(fn)
         except xapian.Error as exc:
             raise IndexUnreadable(f"reading it failed ({_reason(exc)})") from None
+
+
+def _decoded(data: bytes) -> StoredSection:
+    """A hit's stored section; damaged bytes mean a damaged index."""
+    try:
+        return _DECODER.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise IndexUnreadable(f"a stored section is damaged ({exc})") from None
 
 
 def _open(file: Path) -> Any:
