@@ -79,7 +79,7 @@ def test_the_archive_is_an_indexed_mwoffliner_wikipedia(built: ZimReader) -> Non
 
 def test_articles_parse_into_sections_of_real_text(built: ZimReader, sources: list[Path]) -> None:
     pool = read_pool(sources)
-    real = {block.text for block in pool.paragraphs}
+    real = {b.text for b in (*pool.paragraphs, *(b for s in pool.sections for b in s.blocks))}
     vocabulary = {
         word
         for block in (

@@ -78,6 +78,7 @@ a 15 MB page)."""
 MEDIAN_WORDS, LENGTH_SIGMA, MIN_WORDS, MAX_WORDS = 350, 0.9, 60, 9000
 MIN_SECTIONS, MAX_SECTIONS = 3, 12
 WORDS_PER_LINK = 18
+MIN_PARAGRAPH_WORDS = 8
 REDIRECT_SHARE = 0.4
 SECTION_REDIRECT_SHARE = 0.04
 
@@ -94,6 +95,8 @@ _KINDS = (
 _DATED_KINDS = ("album", "song", "film", "novel", "play", "TV series", "video game", "ship")
 _JOINERS = ("of", "and", "in", "at", "on", "for")
 _LINKABLE = re.compile(r"^(?P<before>[(\"'\[]*)(?P<text>.*?)(?P<after>[)\"'\].,;:!?]*)$")
+#: Image captions the view keeps, and mwoffliner 2018's section placeholders.
+_NOT_TEXT = re.compile(r"Image:|__[A-Z_]+_\d*__$")
 _NOT_CITATIONS = frozenset({"See also", "Further reading", "Other websites"})
 _YEAR_KIND = re.compile(r" \((\d{4}) ([^()]*)\)$")
 
@@ -198,6 +201,17 @@ def _block(kind: str, text: str) -> Block:
     return Block(kind, text, len(text.split()))
 
 
+def _is_text(kind: str, text: str) -> bool:
+    """Not an image caption or a placeholder; not a table with tables inside (the view
+    flattens those into a first row of long cells)."""
+    if kind == PROSE:
+        return not _NOT_TEXT.match(text)
+    if kind == TABLE:
+        rows = _split(text)
+        return bool(rows) and all(len(cell) <= 80 for cell in rows[0].split(", "))
+    return True
+
+
 def _infobox(text: str) -> tuple[tuple[str, str], ...]:
     rows = []
     for row in _split(text):
@@ -232,9 +246,11 @@ class _Collector:
                 continue
             for block in blocks:
                 if block.kind == PROSE:
-                    self.paragraphs[block] = None
-                    if not heading:
-                        self.leads[block] = None
+                    # A label line ("Side one", "With B.B. King") stays in its section.
+                    if block.words >= MIN_PARAGRAPH_WORDS:
+                        self.paragraphs[block] = None
+                        if not heading:
+                            self.leads[block] = None
                 elif not heading and block.kind == TABLE:
                     rows = _infobox(block.text)
                     if len(rows) >= 3:
@@ -270,7 +286,8 @@ class _Collector:
 def read_pool(archives: Iterable[Path]) -> TextPool:
     """Every article of ``archives`` (mwoffliner, any layout) parsed once by the mediawiki
     adapter (its search-time view: plain passages per section) into a :class:`TextPool`.
-    Main pages, redirect stubs and assets are left out; "Image: ..." captions too."""
+    Main pages, redirect stubs and assets are left out; "Image: ..." captions too; a
+    paragraph drawn at random has 8 words or more."""
     adapter = MediaWikiAdapter()
     collector = _Collector()
     for archive in archives:
@@ -295,7 +312,7 @@ def read_pool(archives: Iterable[Path]) -> TextPool:
                         [
                             _block(p.kind, p.text)
                             for p in section.passages or ()
-                            if p.text and not (p.kind == PROSE and p.text.startswith("Image:"))
+                            if p.text and _is_text(p.kind, p.text)
                         ],
                     )
                     for section in walk(document.sections)
@@ -404,6 +421,11 @@ def _section_count(words: int, rng: random.Random) -> int:
     return min(max(count, MIN_SECTIONS), MAX_SECTIONS)
 
 
+def _names(word: str) -> bool:
+    """Whether a link may start at ``word``: a capitalised or a long word."""
+    return word[:1].isupper() or len(word) > 6
+
+
 class _Writer:
     """Turns one article's blocks into HTML: links to other articles, citation markers."""
 
@@ -429,14 +451,14 @@ class _Writer:
         rng = self.rng
         words = [html.escape(w, quote=False) for w in text.split()]
         free = [i >= bold for i in range(len(words))]
-        links = round(len(words) / WORDS_PER_LINK * rng.uniform(0.5, 1.5))
+        links = round(len(words) / WORDS_PER_LINK * rng.uniform(0.6, 1.8))
         for _ in range(links if len(self.plan.titles) > 1 else 0):
             # Wikipedia links mostly name things: a capitalised or long word is preferred.
-            start = rng.randrange(len(words))
-            for _ in range(3):
-                if words[start][:1].isupper() or len(words[start]) > 6:
-                    break
-                start = rng.randrange(len(words))
+            start = next(
+                (i for i in (rng.randrange(len(words)) for _ in range(4)) if _names(words[i])), -1
+            )
+            if start < 0:
+                continue
             end = min(len(words), start + (1 if rng.random() < 0.6 else 2))
             if not all(free[start:end]):
                 continue
@@ -573,7 +595,10 @@ def make_article(pool: TextPool, plan: Plan, index: int) -> Article:
     short = [heading for level, heading, _ in body if level == 2 and len(heading.split()) <= 3]
     if short and rng.random() < SECTION_REDIRECT_SHARE:
         heading = rng.choice(short)
-        section_redirects = ((f"{heading} of {_base(title)}", heading),)
+        # An apostrophe in the stub's URL='...' ends it early for the adapter (mwoffliner
+        # leaves it unescaped too): such stubs are left out until the adapter reads them.
+        if "'" not in title + heading:
+            section_redirects = ((f"{heading} of {_base(title)}", heading),)
     return Article(
         title=title,
         lead=lead,
