@@ -5,7 +5,8 @@ folder of archives with a manifest, so the scripts exercise the real configurati
   89 agent-style questions), built by its setup script, plus the real archives in
   ../shared/zims; without the kit, the demo fixtures and the repository's relevance cases;
 - copies of one small archive, each with its own UUID, for the corpus-size table;
-- one generated archive of a million entries.
+- one generated archive of a million entries;
+- a large Wikipedia-like archive recombined from the real archives' text.
 
 Everything is built or copied once under ``.bench/`` and reused.
 """
@@ -23,7 +24,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from corpus_mcp.demo import DEMO_LIBRARIES, build_demo_corpus
+from corpus_mcp.demo import DEMO_LIBRARIES, build_demo_corpus, wikipedia_like
 from corpus_mcp.demo.synthetic import build_million_entries
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,6 +43,8 @@ REAL_LIBRARIES = (
 MILLION = 1_000_000
 MILLION_PAGES = 100_000
 """Articles among the million entries; the rest are redirects to them."""
+LARGE_WIKIPEDIA = 200_000
+"""Articles of the large Wikipedia-like archive (demo/wikipedia_like.py)."""
 
 # The ZIM header (openzim "ZIM file format"): the UUID at byte 8, the position of the
 # MD5 checksum of everything before it at byte 72.
@@ -144,6 +147,32 @@ def million_corpus() -> tuple[Path, Path, str]:
     )
     built = record.read_text().strip() if record.is_file() else "build time not recorded"
     return manifest, archive, built
+
+
+def large_wikipedia_corpus(
+    articles: int = LARGE_WIKIPEDIA, seed: int = 0
+) -> tuple[Path, Path, str]:
+    """The manifest of a Wikipedia-like archive of ``articles`` articles made of the real
+    archives' text (library ``Wikipedia-Large``), the archive, and what its build took
+    (recorded next to it: it is built once, into ``.bench/``, and reused; delete the folder
+    after changing the generator). Needs ../shared/zims."""
+    folder = CACHE / f"large-wikipedia-{articles}-seed{seed}"
+    archive = folder / wikipedia_like.FILE
+    record = folder / "build.txt"
+    if not archive.is_file():
+        sources = wikipedia_like.default_sources(SHARED_ZIMS)
+        print(
+            f"building a {articles:,}-article Wikipedia (once; cached in {folder}) ...", flush=True
+        )
+        built = wikipedia_like.build_large_corpus(
+            folder, articles=articles, seed=seed, sources=sources
+        )
+        when = time.strftime("%Y-%m-%d", time.gmtime())
+        record.write_text(f"{built.summary()}, on {when}\n")
+    manifest = folder / "corpus.toml"
+    manifest.write_text(wikipedia_like.manifest_text(), encoding="utf-8")
+    built_line = record.read_text().strip() if record.is_file() else "build time not recorded"
+    return manifest, archive, built_line
 
 
 def _manifest_libraries(folder: Path) -> list[Library]:

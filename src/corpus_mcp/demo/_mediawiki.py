@@ -71,6 +71,9 @@ class Article:
     """Key into the navbox table passed to :func:`render_article`."""
     layout: Layout = "flat"
     categories: Sequence[str] = field(default_factory=tuple)
+    lead_citations: int | None = None
+    """How many of the references the lead cites (markers 1..n on its paragraphs); None:
+    all of them. The others are cited in the sections' own blocks (:func:`citation`)."""
 
     @property
     def path(self) -> str:
@@ -126,7 +129,8 @@ def _block(text: str) -> str:
     return text if _BLOCK_START.match(text) else f"<p>{text}</p>"
 
 
-def _cite(n: int) -> str:
+def citation(n: int) -> str:
+    """The marker citing reference ``n`` (1-based) of an article's ``references``."""
     return (
         f'<sup id="cite_ref-ref{n}_{n}-0" class="reference"><a href="#cite_note-ref{n}-{n}">'
         f'<span class="cite-bracket">[</span>{n}<span class="cite-bracket">]</span></a></sup>'
@@ -141,7 +145,7 @@ def _with_citations(blocks: list[str], count: int) -> list[str]:
         if not paragraphs:
             break
         i = paragraphs[(n - 1) % len(paragraphs)]
-        out[i] = out[i][: -len("</p>")] + _cite(n) + "</p>"
+        out[i] = out[i][: -len("</p>")] + citation(n) + "</p>"
     return out
 
 
@@ -152,7 +156,8 @@ def _infobox(article: Article) -> str:
     )
     return (
         f'{INFOBOX_STYLES}<table class="{article.infobox_class}"><tbody>'
-        f'<tr><th colspan="2" class="infobox-above">{article.title}</th></tr>{rows}'
+        f'<tr><th colspan="2" class="infobox-above">{html.escape(article.title, quote=False)}'
+        f"</th></tr>{rows}"
         "</tbody></table>"
     )
 
@@ -185,7 +190,10 @@ def _lead(article: Article) -> str:
         )
     if article.infobox:
         parts.append(_infobox(article))
-    parts += _with_citations([_block(b) for b in article.lead], len(article.references))
+    cited = len(article.references)
+    if article.lead_citations is not None:
+        cited = min(cited, article.lead_citations)
+    parts += _with_citations([_block(b) for b in article.lead], cited)
     return "".join(parts)
 
 
