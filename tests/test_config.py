@@ -113,6 +113,7 @@ def test_every_variable_is_read() -> None:
             "PARSE_WORKERS": "3",
             "MAX_SEARCHES": "4",
             "INDEX": "OFF",
+            "INDEX_PRIORITY": "Low",
             "CORPUS_INDEX_DIR": "/var/cache/indexes",
         }
     )
@@ -144,6 +145,7 @@ def test_every_variable_is_read() -> None:
         max_searches=2,  # MAX_SEARCHES shared by the two processes
         index="off",
         index_dir=Path("/var/cache/indexes"),
+        index_priority="low",
     )
 
 

@@ -38,6 +38,8 @@ SearchEngine = Literal["auto", "libzim"]
 SEARCH_ENGINES: tuple[SearchEngine, ...] = get_args(SearchEngine)
 IndexMode = Literal["auto", "off"]
 INDEX_MODES: tuple[IndexMode, ...] = get_args(IndexMode)
+IndexPriority = Literal["idle", "low", "normal"]
+INDEX_PRIORITIES: tuple[IndexPriority, ...] = get_args(IndexPriority)
 
 MANIFEST_VERSION = 1
 LIBRARY_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -126,6 +128,12 @@ ENV_VARIABLES: tuple[EnvVariable, ...] = (
         "auto",
         "auto: search each library by its section index once built (built in the background "
         "when missing); off: never build or read one",
+    ),
+    EnvVariable(
+        "INDEX_PRIORITY",
+        "idle",
+        "CPU priority of background index builds: idle (only CPU time nothing else wants), "
+        "low (nice 19), normal",
     ),
     EnvVariable(
         "CORPUS_INDEX_DIR",
@@ -262,6 +270,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     only)."""
     index_dir: Path = Path("indexes")
     """Where the section indexes live (CORPUS_INDEX_DIR)."""
+    index_priority: IndexPriority = "idle"
+    """How a serving process's background build runs: ``idle`` (``SCHED_IDLE``: on CPU
+    time nothing else wants, so searches never wait for it; on a machine busy all the
+    time it waits too), ``low`` (nice 19), ``normal``."""
 
 
 class _EnvReader:
@@ -413,6 +425,7 @@ def load_settings(
         archive_recheck_seconds=env.seconds("ARCHIVE_RECHECK_SECONDS"),
         index=cast(IndexMode, env.choice("INDEX", INDEX_MODES)),
         index_dir=_index_dir(env),
+        index_priority=cast(IndexPriority, env.choice("INDEX_PRIORITY", INDEX_PRIORITIES)),
     )
     if settings.search_limit > settings.search_max_limit:
         env.errors.append(

@@ -900,7 +900,8 @@ async def open_corpus(
 
 def index_manager(settings: Settings) -> IndexManager:
     """The section indexes of CORPUS_INDEX_DIR, or none with INDEX=off."""
-    return IndexManager(settings.index_dir if settings.index == "auto" else None)
+    folder = settings.index_dir if settings.index == "auto" else None
+    return IndexManager(folder, priority=settings.index_priority)
 
 
 async def _open_libraries(

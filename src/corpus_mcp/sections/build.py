@@ -378,12 +378,19 @@ _IOPRIO_SET: Final = {"x86_64": 251, "aarch64": 30}
 _IOPRIO_IDLE: Final = 3 << 13
 
 
-def lowest_priority() -> None:
-    """Run on what the machine leaves idle: ``SCHED_IDLE`` (the scheduler gives the
-    process a core only when nothing else wants it), nice 19 where that is refused,
-    and the idle I/O class. Best effort: each refusal is ignored."""
+PRIORITIES: Final = ("idle", "low", "normal")
+
+
+def lower_priority(priority: str) -> None:
+    """``idle``: run on what the machine leaves idle (``SCHED_IDLE``: the scheduler
+    gives the process a core only when nothing else wants it; the idle I/O class);
+    ``low``: nice 19; ``normal``: as it is. Best effort: each refusal is ignored."""
+    if priority == "normal":
+        return
     with contextlib.suppress(OSError, AttributeError):
         os.nice(19)
+    if priority != "idle":
+        return
     with contextlib.suppress(OSError, AttributeError):
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     number = _IOPRIO_SET.get(os.uname().machine)
@@ -395,21 +402,19 @@ def lowest_priority() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m corpus_mcp.sections.build ARCHIVE ADAPTER FOLDER LIBRARY``: build one
-    index in this process at the lowest priority (what a serving process runs, see
+    """``python -m corpus_mcp.sections.build ARCHIVE ADAPTER FOLDER LIBRARY PRIORITY``:
+    build one index in this process at that priority (what a serving process runs, see
     :mod:`corpus_mcp.sections.manager`). Exit 0 built, 3 another build holds the
     folder's lock, 1 failed (the reason in the folder and on stderr), 2 bad arguments."""
     import sys  # noqa: PLC0415
 
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 4:
-        print(
-            "usage: python -m corpus_mcp.sections.build ARCHIVE ADAPTER FOLDER LIBRARY",
-            file=sys.stderr,
-        )
+    if len(args) != 5 or args[4] not in PRIORITIES:
+        usage = "ARCHIVE ADAPTER FOLDER LIBRARY idle|low|normal"
+        print(f"usage: python -m corpus_mcp.sections.build {usage}", file=sys.stderr)
         return 2
-    archive, adapter, root, library = args
-    lowest_priority()
+    archive, adapter, root, library, priority = args
+    lower_priority(priority)
     folder = IndexFolder(Path(root))
     job = BuildJob(archive=Path(archive), adapter=adapter, folder=Path(root), library=library)
     try:

@@ -4,8 +4,9 @@ in the background, and dropped when found broken.
 A serving process (and stdio) answers at once: a library without a ready index is
 searched as it always was (libzim's indexes, its pages read), while its index is built by
 a child process (:func:`corpus_mcp.sections.build.main`) at the lowest CPU priority
-(``SCHED_IDLE`` and nice 19: it runs on what searches leave idle), one build at a time in
-the index folder whatever serves from it (the folder's build lock), smallest archive first.
+(``INDEX_PRIORITY``: ``SCHED_IDLE`` by default, so it runs on what searches leave idle),
+one build at a time in the index folder whatever serves from it (the folder's build
+lock), smallest archive first.
 The corpus polls the folder and switches a library to its index once it is published
 (:meth:`IndexManager.open`). A build that fails is tried again later, backing off; an
 index a search finds unreadable is removed and built again.
@@ -63,8 +64,9 @@ class BuildOutcome(msgspec.Struct, frozen=True):
 class IndexManager:
     """The section indexes of one served corpus (its folder; None when INDEX=off)."""
 
-    def __init__(self, folder: Path | None) -> None:
+    def __init__(self, folder: Path | None, *, priority: str = "idle") -> None:
         self.folder = IndexFolder(folder) if folder is not None else None
+        self.priority = priority
         # Files this process found broken and could not remove: never opened again
         # (until another file, a rebuilt one, is at the path).
         self._broken: dict[str, tuple[int, int]] = {}
@@ -166,6 +168,7 @@ class IndexManager:
             target.adapter,
             str(self.folder.root),
             target.library,
+            self.priority,
         ]
         started = time.monotonic()
         log.info("library %s: building its section index in the background", target.library)
