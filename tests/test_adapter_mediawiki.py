@@ -454,10 +454,17 @@ def stub(url: str) -> bytes:
         ("Foo/Alias", "./Sibling", Landing("Foo/Sibling", None)),
         ("Alias", "./Some%2FSubpage#", Landing("Some/Subpage", None)),
         ("Alias", "#Local", Landing("Alias", "Local")),
+        # mwoffliner leaves a quote inside the quoted URL as it is
+        ("Alias", "./Talkin'_Blues#Death", Landing("Talkin'_Blues", "Death")),
     ],
 )
 def test_stub_landing(path: str, url: str, landing: Landing) -> None:
     assert ADAPTER.stub_landing(path, stub(url)) == landing
+
+
+def test_stub_landing_reads_an_unquoted_url() -> None:
+    page = b'<html><head><meta http-equiv="refresh" content="0; url=./Target#Part"></head></html>'
+    assert ADAPTER.stub_landing("Alias", page) == Landing("Target", "Part")
 
 
 def test_stub_landing_ignores_real_pages() -> None:

@@ -49,7 +49,12 @@ _ASSET_PREFIXES = (
 )  # fmt: skip
 _HTDIG = re.compile(rb"<!--\s*htdig_noindex\s*-->.*?<!--\s*/htdig_noindex\s*-->", re.DOTALL)
 _STUB_MAX_BYTES = 8192
-_REFRESH_URL = re.compile(r"""url\s*=\s*(['"]?)(?P<url>[^'"]*)\1""", re.IGNORECASE)
+# A quoted URL runs to the last quote of the attribute: mwoffliner does not escape a quote
+# inside it (``URL='./Talkin'_Blues#Death'``).
+_REFRESH_URL = re.compile(
+    r"""url\s*=\s*(?:(?P<quote>['"])(?P<quoted>.*)(?P=quote)|(?P<bare>[^\s'"]*))""",
+    re.IGNORECASE,
+)
 _HEADING_TAGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _LEAD_PSEUDO_IDS = frozenset({"title_0"})
 _TITLE_H1_CLASSES = frozenset({"firstHeading", "page-header", "pcs-edit-section-title"})
@@ -146,7 +151,7 @@ class MediaWikiAdapter(AdapterDefaults):
     """The :class:`~corpus_mcp.adapters.base.Adapter` for mwoffliner archives."""
 
     name = "mediawiki"
-    version = 1
+    version = 2  # 2: a quote inside a redirect stub's URL
     main_page_is_navigation = True
     redirect_stubs = True
 
@@ -167,8 +172,9 @@ class MediaWikiAdapter(AdapterDefaults):
             if (meta.get("http-equiv") or "").strip().lower() != "refresh":
                 continue
             match = _REFRESH_URL.search(meta.get("content") or "")
-            if match and match.group("url").strip():
-                return _resolve_landing(path, match.group("url").strip())
+            url = (match.group("quoted") or match.group("bare") or "").strip() if match else ""
+            if url:
+                return _resolve_landing(path, url)
         return None
 
     @xml_safe_retry
