@@ -45,7 +45,7 @@ from corpus_mcp.gather import (
     collect_hits,
     land,
     load_symbols,
-    section_hits,
+    with_sections,
 )
 from corpus_mcp.indexing import Indexed, Indexing, target_of
 from corpus_mcp.parsing import Parsed, ParsePool, joined, open_parse_pool
@@ -1009,15 +1009,16 @@ def _library_hits(
         service.verify(reader)
 
     found = collect_hits(reader, library.adapter, query, want, enough=limit, checkpoint=checked)
-    sections: list[Hit] = []
+    found = msgspec.structs.replace(found, symbols=_symbol_hits(library, query))
     index = library.sections
-    if index is not None:
-        checkpoint()
-        try:
-            sections = section_hits(index, query)
-        except IndexUnreadable as exc:  # the corpus drops it and reads pages meanwhile
-            library.index_broke(index, str(exc))
-    return msgspec.structs.replace(found, symbols=_symbol_hits(library, query), sections=sections)
+    if index is None:
+        return found
+    checkpoint()
+    try:
+        return with_sections(found, index, query)
+    except IndexUnreadable as exc:  # the corpus drops it and reads pages meanwhile
+        library.index_broke(index, str(exc))
+        return found
 
 
 def _reopen(

@@ -75,6 +75,7 @@ def federate(
             evidence = Evidence(
                 titles=tuple(merged.titles),
                 frequencies=merged.frequencies,
+                engine=merged.engine,
                 length=merged.hit.length,
                 average_length=found.average_length,
                 symbol=merged.symbol,
@@ -145,13 +146,17 @@ def order(candidates: Sequence[Candidate]) -> list[Candidate]:
 
 
 def _lists(found: LibraryHits) -> list[list[Hit]]:
-    return [group for group in (found.fulltext, found.title, found.symbols) if group]
+    return [
+        group for group in (found.fulltext, found.title, found.symbols, found.sections) if group
+    ]
 
 
 class _Merged(msgspec.Struct, kw_only=True):
     hit: Hit
     titles: list[str]
     frequencies: tuple[int, ...] | None = None
+    engine: float | None = None
+    """The section index's share (of a document its sections found)."""
     symbol: float = 0.0
     named_by: str = ""
 
@@ -174,6 +179,8 @@ def _merge(found: LibraryHits) -> dict[str, _Merged]:
             entry.titles += [t for t in titles if t not in entry.titles]
             if entry.frequencies is None:
                 entry.frequencies = hit.frequencies
+            if group is found.sections:
+                entry.engine = hit.weight
             if hit.strength > entry.symbol:
                 entry.symbol, entry.named_by = hit.strength, hit.named_by or ""
     return merged

@@ -82,7 +82,8 @@ class LibraryHits(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """API symbols the query names (devdocs)."""
     sections: list[Hit] = msgspec.field(default_factory=list)
     """Documents whose sections the library's section index found best, each landing on
-    its best section (empty without a ready index)."""
+    its best section, weighed by the share of the most a section could weigh (empty
+    without a ready index)."""
     doc_count: int = 0
     """Documents in the full-text index (0: no statistics)."""
     average_length: float = 0.0
@@ -325,24 +326,49 @@ def _content_hit(
     return Hit(path=landed.path, title=landed.title, alias=alias, section=landed.section)
 
 
-#: Sections asked of a library's section index per search, and at most how many of one
+#: Sections asked of a library's section index per question, and at most how many of one
 #: document: enough documents for fusion to choose from, each with its best sections.
 SECTION_CANDIDATES = 40
 SECTIONS_PER_DOCUMENT = 3
 
 
-def section_hits(index: SectionIndex, query: str) -> list[Hit]:
-    """The documents a library's section index finds for ``query``, best first, each
-    landing on its best section; raises :class:`~corpus_mcp.sections.IndexUnreadable`."""
-    found = index.search(index.analyser.question(query), SECTION_CANDIDATES, SECTIONS_PER_DOCUMENT)
-    hits: dict[str, Hit] = {}
-    for hit in found:
-        stored = hit.section
-        if stored.path not in hits:
-            hits[stored.path] = Hit(
-                path=stored.path,
-                title=stored.document_title,
-                section=stored.id or None,
-                weight=hit.weight,
+def with_sections(found: LibraryHits, index: SectionIndex, query: str) -> LibraryHits:
+    """A library's hits with what its section index adds: the documents of the best
+    sections (the small section of a long page that BM25 over the whole page misses,
+    the page named by a compound identifier), each landing on its best section and
+    weighed by the share of the most any section could weigh for the question; the
+    documents redirects' titles name. Raises :class:`~corpus_mcp.sections.IndexUnreadable`."""
+    answer = index.ask(
+        index.analyser.question(query), limit=SECTION_CANDIDATES, per_document=SECTIONS_PER_DOCUMENT
+    )
+    best = answer.max_weight
+    documents: dict[str, Hit] = {}
+    redirects: dict[str, Hit] = {}
+    for item in answer.found:
+        share = item.weight / best if best > 0 else 0.0
+        if item.redirect:
+            if item.path not in redirects:
+                redirects[item.path] = Hit(
+                    path=item.path,
+                    title=item.title,
+                    alias=item.redirect,
+                    section=item.section or None,
+                    weight=share,
+                )
+        elif item.path not in documents:
+            documents[item.path] = Hit(
+                path=item.path, title=item.title, section=item.section or None, weight=share
             )
-    return list(hits.values())
+    return msgspec.structs.replace(
+        found,
+        sections=list(documents.values()),
+        title=_unique([*found.title, *redirects.values()]),
+    )
+
+
+def _unique(hits: Sequence[Hit]) -> list[Hit]:
+    """Hits without a second one of the same document (the first kept)."""
+    kept: dict[str, Hit] = {}
+    for hit in hits:
+        kept.setdefault(hit.path, hit)
+    return list(kept.values())

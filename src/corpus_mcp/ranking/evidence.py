@@ -62,6 +62,8 @@ WEIGHT_EXACT = 0.8
 WEIGHT_HEADING = 0.6
 WEIGHT_PASSAGE = 0.5
 WEIGHT_SECTION = 0.0
+#: A section index's share of the best weight, as body evidence.
+ENGINE_BODY = 1.0
 WEIGHT_SYMBOL = 2.5
 WEIGHT_SCOPE = 0.25
 WEIGHT_QUESTION = 1.0
@@ -93,6 +95,10 @@ class Evidence(msgspec.Struct, frozen=True, kw_only=True):
     """Entry title first, then alternatives (heading, redirect, symbol)."""
     frequencies: tuple[int, ...] | None = None
     """How often the document uses each query word (None: unknown)."""
+    engine: float | None = None
+    """Found by a section index: its best section's weight as a share of the most a
+    section could weigh for the question (None: not found that way); body evidence when
+    the page's own index said nothing of it."""
     length: int = 0
     average_length: float = 0.0
     symbol: float = 0.0
@@ -227,6 +233,9 @@ def _body(words: Sequence[Word], evidence: Evidence, total_weight: float) -> flo
                 bm25 += word.weight * frequency * (K1 + 1) / (frequency + K1 * norm)
                 covered += word.weight
         return (bm25 / ((K1 + 1) * total_weight)) * (covered / total_weight)
+    if evidence.engine is not None and evidence.text_share is None:
+        # Found by its sections only: its best one as the section index weighs it.
+        return ENGINE_BODY * evidence.engine
     if evidence.text_share is not None:
         # Read but not indexed: coverage alone, at half the saturation BM25 would give.
         return 0.5 * evidence.text_share * evidence.text_share

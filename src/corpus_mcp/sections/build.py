@@ -34,9 +34,10 @@ from typing import Final
 import msgspec
 
 from corpus_mcp.adapters import Adapter, get_adapter
+from corpus_mcp.ranking.text import title_key
 from corpus_mcp.sections.analysis import Analyser
 from corpus_mcp.sections.catalog import BuildProgress, IndexFolder, archive_key
-from corpus_mcp.sections.records import NamesByAnchor, records
+from corpus_mcp.sections.records import NamesByAnchor, SectionRecord, records, redirect_record
 from corpus_mcp.sections.store import (
     INDEX_FORMAT,
     IndexMeta,
@@ -295,10 +296,14 @@ class _Worker:
         self.names = _names(self.reader, self.adapter)
         analyser = Analyser.for_language(self.reader.info.language)
         self.writer = ShardWriter(work / f"shard-{os.getpid()}", analyser)
+        self._redirects: list[SectionRecord] = []
 
     def chunk(self, number: int, start: int, stop: int) -> ChunkDone:
         pages = sections = 0
         for html, entry_path, title in self._pages(start, stop):
+            if html is None:  # a redirect: its title finds its target
+                self.writer.add(self._redirects.pop())
+                continue
             try:
                 document = self.adapter.parse(entry_path, title, html, self.library, view=True)
             except Exception:  # a page the adapter cannot read is not indexed
@@ -313,11 +318,17 @@ class _Worker:
         self.writer.commit(number, pages, sections)
         return ChunkDone(number, stop - start, pages, sections)
 
-    def _pages(self, start: int, stop: int) -> Iterator[tuple[bytes, str, str]]:
+    def _pages(self, start: int, stop: int) -> Iterator[tuple[bytes | None, str, str]]:
+        """The chunk's content pages (html, path, title); for a redirect worth indexing
+        (``None``, path, title), its record waiting in ``_redirects``."""
         reader, adapter = self.reader, self.adapter
         main = reader.info.main_path
         for entry in reader.entries(start, stop):
-            if entry.redirect or not adapter.is_content(entry.path, entry.mimetype):
+            if entry.redirect:
+                if self._redirect(entry.path, entry.title, None):
+                    yield None, entry.path, entry.title
+                continue
+            if not adapter.is_content(entry.path, entry.mimetype):
                 continue
             if adapter.main_page_is_navigation and entry.path == main:
                 continue
@@ -325,13 +336,29 @@ class _Worker:
                 html = reader.content(entry.path)
             except ZimError:
                 continue
-            if (
-                adapter.redirect_stubs
-                and entry.size <= STUB_MAX_BYTES
-                and adapter.stub_landing(entry.path, html) is not None
-            ):
-                continue
+            if adapter.redirect_stubs and entry.size <= STUB_MAX_BYTES:
+                landing = adapter.stub_landing(entry.path, html)
+                if landing is not None:
+                    if self._redirect(landing.path, entry.title, landing.section):
+                        yield None, entry.path, entry.title
+                    continue
             yield html, entry.path, entry.title
+
+    def _redirect(self, path: str, title: str, section: str | None) -> bool:
+        """Queue the record of a redirect at ``path`` (a libzim redirect, or where an
+        HTML stub lands), when its title says something its target's does not: sotoki's
+        redirects are titled by their own path, and many redirects differ from their
+        target in case only."""
+        try:
+            target = self.reader.resolve(path)
+        except ZimError:
+            return False
+        if not title or title == path or not self.adapter.is_content(target.path, target.mimetype):
+            return False
+        if section is None and title_key(title) == title_key(target.title):
+            return False
+        self._redirects.append(redirect_record(title, target.path, target.title, section))
+        return True
 
     def close(self) -> None:
         self.writer.close()

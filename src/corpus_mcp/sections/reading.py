@@ -31,11 +31,12 @@ def read_documents(
     """The documents at ``paths`` as search reads them, from the index (a path the
     index does not hold, such as a listing page, is left out: it is no document search
     returns); raises :class:`~.store.IndexUnreadable`."""
-    found = index.sections_of(index.analyser.question(query), paths, SECTIONS_READ)
+    asked = index.sections_of(index.analyser.question(query), paths, SECTIONS_READ)
+    found = {path: [hit.section for hit in hits] for path, hits in asked.items()}
     words = query_words(query)
     out: dict[str, tuple[Document, DocumentTerms]] = {}
-    for path, hits in found.items():
-        document = partial_document([hit.section for hit in hits])
+    for path, sections in found.items():
+        document = partial_document(sections)
         terms = index_document(document)
         # Every ranking step asks where the question's words are: found here, in one
         # pass over the passages, in this worker thread.

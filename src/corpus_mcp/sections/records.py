@@ -68,6 +68,9 @@ class StoredSection(msgspec.Struct, array_like=True, frozen=True, gc=False):
     key: bool = False
     """A section search always reads with its document: its lead, a thread's accepted
     answer."""
+    redirect: str | None = None
+    """For a redirect's record (no section: :func:`redirect_record`), its title: the
+    document at ``path`` (``id``: the section it lands on) is found by it too."""
 
 
 class SectionRecord(msgspec.Struct, frozen=True, gc=False):
@@ -121,6 +124,30 @@ def records(document: Document, names: NamesByAnchor | None = None) -> list[Sect
             )
         )
     return out
+
+
+def redirect_record(
+    title: str, path: str, document_title: str, section: str | None
+) -> SectionRecord:
+    """A redirect's record: its title finds the document it leads to (a redirect title
+    is the archive's own name for the page: "Charles, Ray", an old name, a synonym), on
+    the section it lands on; it holds no text."""
+    stored = StoredSection(
+        path=path,
+        document_title=document_title,
+        heading="",
+        kind="article",
+        order=-1,
+        id=section or "",
+        title=title,
+        level=1,
+        role="text",
+        anchors=(),
+        passages=(),
+        chain=(),
+        redirect=title,
+    )
+    return SectionRecord(stored=stored, body="", titles=title, headings="", names=())
 
 
 def _walk(

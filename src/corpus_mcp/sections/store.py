@@ -42,7 +42,6 @@ from corpus_mcp.sections.analysis import (
     TITLES,
     Analyser,
     IndexQuery,
-    QueryWord,
     identifier_keys,
 )
 from corpus_mcp.sections.records import SectionRecord, StoredSection
@@ -50,7 +49,7 @@ from corpus_mcp.zim.xapian_pool import DatabasePool, xapian
 
 #: The shape of what is stored: fields, terms, records. A file of another format is
 #: stale and rebuilt, never read.
-INDEX_FORMAT: Final = 1
+INDEX_FORMAT: Final = 2
 #: The metadata key holding :class:`IndexMeta` (JSON).
 META_KEY: Final = "corpus-mcp"
 #: A shard's metadata: which chunks it holds (a bitmap), and their pages and sections.
@@ -59,6 +58,9 @@ COUNTS_KEY: Final = "corpus-mcp:counts"
 PATH_PREFIX: Final = "Q"
 KEY_TERM: Final = b"K"
 _PATH_SLOT: Final = 0
+_TITLE_SLOT: Final = 1
+_SECTION_SLOT: Final = 2
+_REDIRECT_SLOT: Final = 3
 
 #: How much a match in each field counts (a word in a heading says more than in text).
 FIELD_WEIGHTS: Final = {BODY: 1.0, TITLES: 1.0, HEADINGS: 2.0, NAMES: 2.0}
@@ -86,6 +88,29 @@ class IndexMeta(msgspec.Struct, frozen=True, kw_only=True):
 class IndexUnreadable(Exception):
     """An index file that cannot be used: not a database, cut short, damaged, or of
     another format. The message says which."""
+
+
+class Found(msgspec.Struct, array_like=True, frozen=True, gc=False):
+    """A section (or a redirect's record) found, as the match reports it (its values,
+    not its stored data)."""
+
+    weight: float
+    path: str
+    title: str
+    """Its document's title."""
+    section: str
+    """The section's id ("": the lead; a redirect: where it lands)."""
+    redirect: str = ""
+    """A redirect's record: the redirect's title."""
+
+
+class IndexAnswer(msgspec.Struct, frozen=True, gc=False):
+    """What one question found in one index (see :meth:`SectionIndex.ask`): plain data."""
+
+    found: list[Found] = msgspec.field(default_factory=list)
+    """Every section (or redirect) found, best first."""
+    max_weight: float = 0.0
+    """The weight no section can exceed for this question (0: nothing matched)."""
 
 
 class SectionHit(msgspec.Struct, frozen=True, gc=False):
@@ -149,6 +174,10 @@ class ShardWriter:
         if stored.key:
             document.add_boolean_term(KEY_TERM)
         document.add_value(_PATH_SLOT, stored.path.encode())
+        document.add_value(_TITLE_SLOT, stored.document_title.encode())
+        document.add_value(_SECTION_SLOT, stored.id.encode())
+        if stored.redirect is not None:
+            document.add_value(_REDIRECT_SLOT, stored.redirect.encode())
         document.set_data(_ENCODER.encode(stored))
         self._db.add_document(document)
 
@@ -294,6 +323,38 @@ class SectionIndex:
 
         return [SectionHit(w, _decoded(data)) for w, data in self._read(run)]
 
+    def ask(self, query: IndexQuery, *, limit: int, per_document: int) -> IndexAnswer:
+        """The best ``limit`` sections for a question (at most ``per_document`` of one
+        document), as the match reports them (their values: no stored data is read),
+        and the weight no section can exceed for this question."""
+        if limit <= 0 or not (query.words or query.identifiers):
+            return IndexAnswer()
+
+        def run(database: Any) -> IndexAnswer:
+            enquire = xapian.Enquire(database)
+            enquire.set_query(_question(query))
+            enquire.set_collapse_key(_PATH_SLOT, per_document)
+            mset = enquire.get_mset(0, limit)
+            found: list[Found] = []
+            item = document = None
+            for item in mset:
+                document = item.document
+                found.append(
+                    Found(
+                        float(item.weight),
+                        bytes(item.collapse_key).decode("utf-8", "replace"),
+                        _value(document, _TITLE_SLOT),
+                        _value(document, _SECTION_SLOT),
+                        _value(document, _REDIRECT_SLOT),
+                    )
+                )
+            best = float(mset.get_max_possible())
+            del item, document, mset, enquire
+            return IndexAnswer(found=found, max_weight=best)
+
+        answer: IndexAnswer = self._read(run)
+        return answer
+
     def sections_of(
         self, query: IndexQuery, paths: Sequence[str], per_document: int
     ) -> dict[str, list[SectionHit]]:
@@ -345,6 +406,10 @@ class SectionIndex:
             raise IndexUnreadable(f"reading it failed ({_reason(exc)})") from None
 
 
+def _value(document: Any, slot: int) -> str:
+    return bytes(document.get_value(slot)).decode("utf-8", "replace")
+
+
 def _decoded(data: bytes) -> StoredSection:
     """A hit's stored section; damaged bytes mean a damaged index."""
     try:
@@ -358,32 +423,30 @@ def _open(file: Path) -> Any:
 
 
 def _question(query: IndexQuery) -> Any:
-    """The Xapian query: every word optional, looked for in every field (each weighted),
-    a joined word whole or by all its parts; identifiers named exactly."""
-    subqueries = [
-        _word(word, prefix, weight)
-        for word in query.words
-        for prefix, weight in FIELD_WEIGHTS.items()
-    ]
+    """The Xapian query: every word optional, looked for in every field (each field
+    weighted), a joined word whole or by all its parts; identifiers named exactly.
+
+    One OR of terms per field, not one query object per term and field: building the
+    query object by object from Python cost more than matching it on a small index."""
+    Query = xapian.Query
+    subqueries = []
+    for prefix, weight in FIELD_WEIGHTS.items():
+        field = Query(Query.OP_OR, [(prefix + word.whole).encode() for word in query.words])
+        joined = [
+            Query(Query.OP_AND, [(prefix + part).encode() for part in word.parts])
+            for word in query.words
+            if word.parts
+        ]
+        if joined:
+            field = Query(Query.OP_OR, [field, *joined])
+        subqueries.append(Query(Query.OP_SCALE_WEIGHT, field, weight))
     for key, strength in query.identifiers:
         term = (IDENTIFIERS + key).encode()
         if len(term) <= MAX_TERM_BYTES:
             subqueries.append(
-                xapian.Query(
-                    xapian.Query.OP_SCALE_WEIGHT, xapian.Query(term), IDENTIFIER_WEIGHT * strength
-                )
+                Query(Query.OP_SCALE_WEIGHT, Query(term), IDENTIFIER_WEIGHT * strength)
             )
-    return xapian.Query(xapian.Query.OP_OR, subqueries)
-
-
-def _word(word: QueryWord, prefix: str, weight: float) -> Any:
-    query = xapian.Query((prefix + word.whole).encode())
-    if word.parts:
-        parts = xapian.Query(
-            xapian.Query.OP_AND, [xapian.Query((prefix + p).encode()) for p in word.parts]
-        )
-        query = xapian.Query(xapian.Query.OP_OR, [query, parts])
-    return xapian.Query(xapian.Query.OP_SCALE_WEIGHT, query, weight)
+    return Query(Query.OP_OR, subqueries)
 
 
 def _reason(exc: BaseException) -> str:
@@ -394,6 +457,8 @@ def _reason(exc: BaseException) -> str:
 __all__ = [
     "FIELDS",
     "INDEX_FORMAT",
+    "Found",
+    "IndexAnswer",
     "IndexMeta",
     "IndexUnreadable",
     "SectionHit",
