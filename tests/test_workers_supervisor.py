@@ -229,6 +229,32 @@ async def test_a_process_that_exits_is_replaced_then_backed_off_while_it_dies_yo
     ]
 
 
+async def test_a_process_ready_before_the_fork_server_said_it_started_is_ready(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """The fork server and the child write on one pipe: a fork server slow to report the
+    fork can be overtaken by the child's ``ready`` (seen once with the cores busy: process
+    1 served, the supervisor never started process 2)."""
+    fork_server, board = ForkServer(), Board(2)
+    async with trio.open_nursery() as nursery:
+        code: list[int] = []
+
+        async def run() -> None:
+            code.append(await supervise(fork_server, board, settings()))
+
+        nursery.start_soon(run)
+        await fork_server.wait_for("spawn 1")
+        await fork_server.report(zygote.READY, 1, 1000)
+        await fork_server.report(zygote.STARTED, 1, 1000)
+        with trio.fail_after(workers.STABLE_SECONDS):  # the clock jumps: no hang
+            await fork_server.wait_for("spawn 2")
+        await fork_server.report(zygote.READY, 2, 1001)
+        await fork_server.report(zygote.STARTED, 2, 1001)
+        await wait_until(lambda: board.all_ready)
+        await stop(fork_server, {1: 1000, 2: 1001}, {})
+    assert code == [0]
+
+
 async def test_a_crash_is_logged_with_its_signal_and_what_the_process_had_in_flight(
     autojump_clock: trio.testing.MockClock, caplog: pytest.LogCaptureFixture
 ) -> None:

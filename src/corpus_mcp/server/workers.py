@@ -228,6 +228,10 @@ class _Slot:
         self.young_deaths = 0
         """Exits in a row of processes that never got ready or were ready only briefly."""
         self.restarts = 0
+        self.ready_first: int | None = None
+        """The pid of a process whose ``ready`` arrived before the fork server's
+        ``started`` of it (two writers: a busy fork server can write its line after the
+        child has opened its corpus); it is ready once its ``started`` arrives."""
         self.hang_up = False
         """A SIGHUP arrived while the process was starting: sent once it is ready."""
 
@@ -301,9 +305,13 @@ class Supervisor:
         if word == zygote.STARTED:
             slot.pid = pid
             self.board.set_pid(number, pid)
+            if slot.ready_first == pid:
+                slot.ready_first = None
+                self._ready(slot)
         elif word == zygote.READY and pid == slot.pid:
             self._ready(slot)
-
+        elif word == zygote.READY:
+            slot.ready_first = pid
         elif word == zygote.EXITED and pid == slot.pid:
             self._exited(slot, rest[0])
         elif word == zygote.UNFORKED:
