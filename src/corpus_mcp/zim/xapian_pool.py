@@ -13,7 +13,7 @@ creating an ``Enquire`` (+1 on the database's count) while the other destroys a
 are then freed while in use (or never). A serving process died of exactly this (issue
 23: the ``Enquire`` and ``Document`` objects of a search outlived its borrow of the
 database, and were destroyed while another thread searched it); the stress test in
-``tests/test_zim_index_threads.py`` crashed the old code that way in every run.
+``tests/test_zim_index_threads.py`` crashed the old code that way in 20 runs of 20.
 
 The rule, and how :meth:`DatabasePool.run` keeps it:
 
