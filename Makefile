@@ -23,7 +23,7 @@ ENGINE ?= podman
 export ENGINE
 
 .PHONY: help venv run serve demo manifest init test lint format validate-corpus corpus-list index \
-        bench relevance lock upgrade-lock check-lock build start stop down restart logs ps clean
+        bench soak relevance lock upgrade-lock check-lock build start stop down restart logs ps clean
 
 help:
 	@echo "make run              serve MCP at http://127.0.0.1:8000/mcp: ./corpus as ./corpus.toml describes"
@@ -37,6 +37,7 @@ help:
 	@echo "make index            build the section indexes that are missing or stale (every core;"
 	@echo "                      INDEX_ARGS='--library NAME --prune'; ENGINE=... for the container)"
 	@echo "make bench [BENCH_ARGS=--quick]  the benchmark: corpus-mcp vs kiwix-serve and bare libzim"
+	@echo "make soak [SOAK_ARGS=\"--duration 60\"]  16 clients for 30 min: errors, crashes, memory"
 	@echo "make relevance        the development kit's relevance cases, checked against the floor"
 	@echo "make lock | upgrade-lock [PACKAGE=x] | check-lock   the dependency lock (README, Dependencies)"
 	@echo "make build start stop down restart logs ps   container lifecycle (ENGINE=podman|docker)"
@@ -173,6 +174,12 @@ format: $(STAMP)
 # "Measuring"); BENCH_ARGS=--quick for a short look.
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py $(BENCH_ARGS)
+
+# The long soak (issue 23): 16 clients for 30 minutes against `serve` with WORKERS=auto,
+# counting errors, crashes of serving processes and memory; exit 1 on a crash.
+# SOAK_ARGS="--duration 60" for a short look, "--root DIR --config FILE" for another corpus.
+soak: $(STAMP)
+	$(BIN)/python scripts/soak.py $(SOAK_ARGS)
 
 # The development kit (../shared/eval-dev) end to end: build, serve, score, check the floor.
 relevance: $(STAMP)

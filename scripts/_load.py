@@ -1,10 +1,11 @@
 """Bounded MCP load for the measuring scripts: N clients, each looping ``search`` then
 ``fetch`` of the first hit's hinted sections (or the whole document), counted per tool.
 
-Shared by ``soak_server.py`` (one server it starts) and ``balancer_load.py`` (an endpoint
-that is already up, e.g. HAProxy in front of replicas). Every loop is bounded by a
-deadline and by :data:`MAX_CALLS_PER_CLIENT`. A failed call is recorded with the moment
-it ended, so a caller can tell failures before and after an event (a replica killed).
+Shared by ``soak_server.py`` (one server it starts), ``soak.py`` (the long soak, new
+questions all along) and ``balancer_load.py`` (an endpoint that is already up, e.g.
+HAProxy in front of replicas). Every loop is bounded by a deadline and by
+:data:`MAX_CALLS_PER_CLIENT`. A failed call is recorded with the moment it ended, so a
+caller can tell failures before and after an event (a replica killed).
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ import itertools
 import statistics
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import trio
@@ -110,13 +113,25 @@ async def _search_then_fetch(client: Client, query: str, stats: Stats) -> None:
     stats.record("fetch", started, outcome(fetched))
 
 
-async def run_client(url: str, number: int, stop_at: float, stats: Stats, mode: str) -> None:
+async def run_client(
+    url: str,
+    number: int,
+    stop_at: float,
+    stats: Stats,
+    mode: str,
+    *,
+    questions: Iterator[str] | None = None,
+) -> None:
     """One client in protocol era ``mode``: search then fetch until ``stop_at``.
 
-    A session that cannot be opened (the legacy era's initialize failed) or breaks is
-    counted as a failed ``session`` call and opened again.
+    Its questions come from ``questions`` (shared by every client: each question is
+    asked once), else :data:`QUERIES` in turn from the client's own place. A session
+    that cannot be opened (the legacy era's initialize failed) or breaks is counted as a
+    failed ``session`` call and opened again.
     """
-    queries = itertools.cycle(QUERIES[number % len(QUERIES) :] + QUERIES[: number % len(QUERIES)])
+    queries = questions or itertools.cycle(
+        QUERIES[number % len(QUERIES) :] + QUERIES[: number % len(QUERIES)]
+    )
     calls = 0
     while time.monotonic() < stop_at and calls < MAX_CALLS_PER_CLIENT:
         started = time.perf_counter()
@@ -132,13 +147,24 @@ async def run_client(url: str, number: int, stop_at: float, stats: Stats, mode: 
             await trio.sleep(RECONNECT_PAUSE_SECONDS)
 
 
-async def run_phase(url: str, clients: int, seconds: float, modes: tuple[str, ...]) -> Stats:
-    """``clients`` clients for ``seconds``, their protocol eras taken in turn from ``modes``."""
-    stats = Stats()
+async def run_phase(
+    url: str,
+    clients: int,
+    seconds: float,
+    modes: tuple[str, ...],
+    *,
+    questions: Iterator[str] | None = None,
+    stats: Stats | None = None,
+) -> Stats:
+    """``clients`` clients for ``seconds``, their protocol eras taken in turn from
+    ``modes``, asking ``questions`` (see :func:`run_client`); counted into ``stats``
+    (a new one when not given), which a watcher may read while they run."""
+    stats = stats or Stats()
     stop_at = time.monotonic() + seconds
     async with trio.open_nursery() as nursery:
         for number in range(clients):
-            nursery.start_soon(run_client, url, number, stop_at, stats, modes[number % len(modes)])
+            client = partial(run_client, questions=questions)
+            nursery.start_soon(client, url, number, stop_at, stats, modes[number % len(modes)])
     return stats
 
 

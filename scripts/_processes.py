@@ -69,10 +69,12 @@ def corpus_server(
     env: Mapping[str, str] | None = None,
     command: Sequence[str] = SERVE,
     root: Path | None = None,
+    log: Path | None = None,
 ) -> Iterator[Served]:
     """``corpus-mcp serve`` over the corpus at ``manifest`` (CORPUS_ROOT is ``root``,
     else the manifest's folder) with default settings plus ``env``, ready once
-    ``/healthz`` answers 200."""
+    ``/healthz`` answers 200; its output goes to ``log`` when given (kept, for the
+    caller to read while it runs), else to a scratch file."""
     port = free_port()
     environ = {
         **os.environ,
@@ -85,7 +87,7 @@ def corpus_server(
         **(env or {}),
     }
     base = f"http://127.0.0.1:{port}"
-    with _running(list(command), environ, f"{base}/healthz") as (process, ready):
+    with _running(list(command), environ, f"{base}/healthz", log) as (process, ready):
         yield Served(process, base, ready)
 
 
@@ -123,10 +125,11 @@ def kiwix_server(binary: str, files: Sequence[Path]) -> Iterator[Served]:
 
 @contextmanager
 def _running(
-    command: list[str], environ: dict[str, str], ready_url: str
+    command: list[str], environ: dict[str, str], ready_url: str, path: Path | None = None
 ) -> Iterator[tuple[subprocess.Popen[bytes], float]]:
-    """A process whose output goes to a scratch log, ended (TERM, then KILL) on exit."""
-    with tempfile.TemporaryFile() as log:
+    """A process whose output goes to ``path`` (else a scratch log), ended (TERM, then
+    KILL) on exit."""
+    with _log_file(path) as log:
         started = time.perf_counter()
         process = subprocess.Popen(
             command, env=environ, stdin=subprocess.DEVNULL, stdout=log, stderr=log
@@ -136,6 +139,11 @@ def _running(
             yield process, time.perf_counter() - started
         finally:
             stop(process)
+
+
+def _log_file(path: Path | None) -> IO[bytes]:
+    """``path`` opened for writing and reading back, else a scratch file."""
+    return path.open("w+b") if path is not None else tempfile.TemporaryFile()
 
 
 def _wait_ready(process: subprocess.Popen[bytes], url: str, log: IO[bytes]) -> None:

@@ -83,7 +83,7 @@ def test_search_without_results_exits_0(demo_corpus: Path) -> None:
     assert (result.code, result.stdout) == (
         0,
         "no results for 'qwxzvjk'; try fewer or different words\n",
-    )
+    ), result.stderr  # failed once in a whole run (exit 1, nothing on stdout): say why
 
 
 def test_fetch_prints_markdown_with_section_ids(demo_corpus: Path) -> None:

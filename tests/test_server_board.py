@@ -36,6 +36,19 @@ def test_readiness_pids_and_connections() -> None:
     assert board.fewest_connections(besides=1) == 7
     board.set_pid(3, 99)  # a new process in that place: it accepts nothing yet
     assert board.fewest_connections(besides=1) is None
+    assert (board.connections(2), board.connections(3)) == (None, None)
+
+
+def test_calls_in_flight_by_process_and_tool() -> None:
+    board = Board(2)
+    assert board.calls(1) == board.calls(2) == {"search": 0, "fetch": 0}
+    board.set_calls(1, "search", 3)
+    board.set_calls(2, "fetch", 1)
+    board.set_calls(2, "search", 2)
+    assert board.calls(1) == {"search": 3, "fetch": 0}
+    assert board.calls(2) == {"search": 2, "fetch": 1}
+    board.set_pid(2, 1234)  # its replacement: nothing in flight yet
+    assert board.calls(2) == {"search": 0, "fetch": 0} and board.calls(1)["search"] == 3
 
 
 def test_snapshots_round_trip_and_clear() -> None:
@@ -88,6 +101,7 @@ def test_a_forked_process_writes_what_its_parent_reads() -> None:
         os.getpid(),
         3,
     )
+    assert board.calls(2) == {"search": 2, "fetch": 0}  # what it had when it exited
 
 
 def _child(board: Board) -> None:
@@ -95,6 +109,7 @@ def _child(board: Board) -> None:
         board.publish(2, b"from the child", 1)
         board.set_pid(2, os.getppid())
         board.set_connections(2, 3)
+        board.set_calls(2, "search", 2)
     finally:
         os._exit(0)
 

@@ -163,12 +163,18 @@ class Process:
         return self.popen.wait(timeout=GUARD_SECONDS)
 
 
+NO_CORE_DUMP = ["/bin/sh", "-c", 'ulimit -c 0 && exec "$@"', "sh"]
+"""Runs a command that a test kills with a fatal signal without leaving a core file."""
+
+
 @contextmanager
-def started(manifest: Path, tmp_path: Path, **env: str) -> Iterator[Process]:
+def started(
+    manifest: Path, tmp_path: Path, *, wrapper: list[str] | None = None, **env: str
+) -> Iterator[Process]:
     log = tmp_path / "stderr.log"
     with log.open("wb") as stderr:
         popen = subprocess.Popen(
-            [str(CORPUS_MCP), "stdio"],
+            [*(wrapper or []), str(CORPUS_MCP), "stdio"],
             env=environment(manifest, **env),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -249,6 +255,26 @@ def test_a_signal_stops_it_at_once_with_stdin_still_open(
     assert f"received {signum.name}: shutting down" in logs
     assert "stopped" in logs
     assert "Traceback" not in logs
+
+
+def test_a_native_crash_writes_every_threads_stack_into_the_log(
+    demo_corpus: Path, tmp_path: Path
+) -> None:
+    """faulthandler reports a fatal signal on stderr, where the log goes (plain text
+    among the JSON records: nothing can be formatted in a signal handler)."""
+    with started(
+        demo_corpus, tmp_path, wrapper=NO_CORE_DUMP, LOG_LEVEL="info", LOG_FORMAT="json"
+    ) as server:
+        server.send(INITIALIZE)
+        assert server.receive()["id"] == 1
+        server.popen.send_signal(signal.SIGSEGV)
+        assert server.wait() == -signal.SIGSEGV
+    logs = server.stderr
+    records, report = logs.split("Fatal Python error: Segmentation fault", 1)
+    assert [json.loads(line)["level"] for line in records.splitlines() if line]
+    assert "Current thread 0x" in report
+    assert report.count("Thread 0x") >= 1  # the others too: the stdin reader at least
+    assert "File " in report
 
 
 def test_a_host_that_closes_our_output_ends_the_session(demo_corpus: Path, tmp_path: Path) -> None:

@@ -12,10 +12,12 @@ log), with a guard only against a hang.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -282,10 +284,64 @@ def test_a_killed_process_is_replaced_while_the_port_keeps_answering(
     assert replacement != victim
     assert victim not in served_during
     log = served.log_since(mark)
-    assert "serving process 2 was killed by SIGKILL; starting another" in log
+    assert re.search(
+        r"serving process 2 was killed by SIGKILL with no tool call in flight"
+        r"( on \d+ connections?)?; starting another",
+        log,
+    ), log
     assert "every serving process is ready again (2)" in log
     restarts = per_process(scrape(served.port), "corpus_mcp_process_restarts_total")
     assert restarts == {"1": 0.0, "2": 1.0}
+
+
+HANGING_SERVER = Path(__file__).with_name("hanging_server.py")
+NO_CORE_DUMP = ["/bin/sh", "-c", 'ulimit -c 0 && exec "$@"', "sh"]
+
+
+def test_a_crashed_process_is_reported_with_its_signal_stacks_and_calls_in_flight(
+    demo_archives: dict[str, Path], tmp_path: Path
+) -> None:
+    """A serving process dies of SIGSEGV with a search in flight (held inside the
+    archive's index by ``hanging_server.py``): faulthandler writes its threads' stacks
+    into the log, the supervisor names the signal and the call, and replaces it."""
+    manifest = write_corpus(tmp_path / "corpus", demo_archives, ["wikipedia"])
+    control = tmp_path / "hang"
+    env = {
+        **TWO,
+        "HANG_ARCHIVE": "wikipedia.zim",
+        "HANG_CONTROL": str(control),
+        "SEARCH_TIMEOUT": "600",  # the held search is never given up while the test runs
+    }
+    argv = [*NO_CORE_DUMP, sys.executable, str(HANGING_SERVER)]
+    with running_server(manifest, tmp_path / "stderr.log", env=env, argv=argv) as server:
+        found, opened = one_of_each(server.port)
+        victim = int(str(found[2].health()["pid"]))
+        control.write_text("index")
+        call = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "search", "arguments": {"query": "python"}},
+        }
+        found[2].sock.sendall(request_bytes(server.port, "POST", "/mcp", msgspec.json.encode(call)))
+        in_flight = ("corpus_mcp_tool_calls_in_flight", (("process", "2"), ("tool", "search")))
+        until(lambda: scrape(server.port).get(in_flight) == 1, "the search in flight", server)
+        mark = server.mark()
+        os.kill(victim, signal.SIGSEGV)
+        server.wait_for_log("serving process 2 was killed by SIGSEGV", mark)
+        control.write_text("")
+        for connection in opened:
+            connection.close()
+        until(lambda: ready(server.port), "the replacement", server)
+        assert server.stop(signal.SIGTERM) == 0, server.stderr
+    log = server.log_since(mark)
+    report = log.split("Fatal Python error: Segmentation fault", 1)[1]
+    assert "Current thread 0x" in report and "Thread 0x" in report
+    assert "hanging_server.py" in report  # the walker thread, inside the index call
+    assert (
+        "serving process 2 was killed by SIGSEGV with 1 tool call in flight (search 1) on "
+    ) in log
+    assert "'Fatal Python error'); starting another" in log
 
 
 def test_a_stop_signal_to_every_process_at_once_stops_cleanly(
@@ -406,5 +462,9 @@ def test_a_process_that_does_not_drain_is_killed_and_the_exit_is_1(
         assert server.stop(signal.SIGTERM) == 1
     log = server.stderr
     assert "serving processes [2] did not stop in time: killed" in log
-    assert "serving process 2 was killed by SIGKILL while stopping" in log
+    assert re.search(
+        r"serving process 2 was killed by SIGKILL with no tool call in flight"
+        r"( on \d+ connections?)? while stopping",
+        log,
+    ), log
     assert "[process 1]: stopped" in log

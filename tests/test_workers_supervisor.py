@@ -21,11 +21,13 @@ import trio.testing
 
 from corpus_mcp import metrics
 from corpus_mcp.config import Settings, load_settings
+from corpus_mcp.logs import FIELDS
 from corpus_mcp.server import workers, zygote
 from corpus_mcp.server.board import Board
 from corpus_mcp.server.serve import FLUSH_SECONDS
 
 BASE = "http://127.0.0.1:8000"
+CRASH_REPORT = " (its threads' stacks are in the log above, after 'Fatal Python error')"
 
 
 class ForkServer:
@@ -217,12 +219,70 @@ async def test_a_process_that_exits_is_replaced_then_backed_off_while_it_dies_yo
         await stop(fork_server, pids, {})
     assert code == [0]
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    idle = "with no tool call in flight"
     assert warnings == [
-        "serving process 2 was killed by SIGBUS; starting another",
-        "serving process 2 exited with status 70; starting another in 0.5 s",
-        "serving process 2 exited with status 1 before it was ready; starting another in 1 s",
-        "serving process 2 was killed by SIGKILL; starting another",
+        f"serving process 2 was killed by SIGBUS {idle}{CRASH_REPORT}; starting another",
+        f"serving process 2 exited with status 70 {idle}; starting another in 0.5 s",
+        f"serving process 2 exited with status 1 {idle} before it was ready; starting another"
+        " in 1 s",
+        f"serving process 2 was killed by SIGKILL {idle}; starting another",
     ]
+
+
+async def test_a_process_ready_before_the_fork_server_said_it_started_is_ready(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """The fork server and the child write on one pipe: a fork server slow to report the
+    fork can be overtaken by the child's ``ready`` (seen once with the cores busy: process
+    1 served, the supervisor never started process 2)."""
+    fork_server, board = ForkServer(), Board(2)
+    async with trio.open_nursery() as nursery:
+        code: list[int] = []
+
+        async def run() -> None:
+            code.append(await supervise(fork_server, board, settings()))
+
+        nursery.start_soon(run)
+        await fork_server.wait_for("spawn 1")
+        await fork_server.report(zygote.READY, 1, 1000)
+        await fork_server.report(zygote.STARTED, 1, 1000)
+        with trio.fail_after(workers.STABLE_SECONDS):  # the clock jumps: no hang
+            await fork_server.wait_for("spawn 2")
+        await fork_server.report(zygote.READY, 2, 1001)
+        await fork_server.report(zygote.STARTED, 2, 1001)
+        await wait_until(lambda: board.all_ready)
+        await stop(fork_server, {1: 1000, 2: 1001}, {})
+    assert code == [0]
+
+
+async def test_a_crash_is_logged_with_its_signal_and_what_the_process_had_in_flight(
+    autojump_clock: trio.testing.MockClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The board outlives the process: what it last wrote there is what it had in flight
+    when it died; its replacement starts with nothing."""
+    caplog.set_level("INFO")
+    async with trio.open_nursery() as nursery:
+        fork_server, board, _, pids, code = await started(nursery)
+        board.set_calls(2, "search", 3)  # as the process writes them (Sibling)
+        board.set_calls(2, "fetch", 1)
+        board.set_connections(2, 5)
+        await fork_server.report(zygote.EXITED, 2, pids[2], -signal.SIGSEGV)
+        await fork_server.wait_for("spawn 2", 2)
+        pids[2] = await fork_server.start(2)
+        await wait_until(lambda: board.pid(2) == pids[2])
+        assert board.calls(2) == {"search": 0, "fetch": 0}
+        await fork_server.report(zygote.READY, 2, pids[2])
+        await stop(fork_server, pids, {})
+    assert code == [0]
+    [crash] = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert crash.getMessage() == (
+        "serving process 2 was killed by SIGSEGV with 4 tool calls in flight (search 3, "
+        f"fetch 1) on 5 connections{CRASH_REPORT}; starting another"
+    )
+    fields = getattr(crash, FIELDS)
+    assert fields["signal"] == "SIGSEGV" and fields["exit_status"] == -signal.SIGSEGV
+    assert fields["calls_in_flight"] == {"search": 3, "fetch": 1}
+    assert fields["connections"] == 5 and fields["serving_process"] == 2
 
 
 async def test_sighup_reaches_ready_processes_and_one_starting_once_it_is_ready(
@@ -269,7 +329,7 @@ async def test_a_process_that_does_not_stop_is_killed_and_the_exit_is_1(
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert warnings == [
         "serving processes [2] did not stop in time: killed",
-        "serving process 2 was killed by SIGKILL while stopping",
+        "serving process 2 was killed by SIGKILL with no tool call in flight while stopping",
     ]
 
 

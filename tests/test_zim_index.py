@@ -13,6 +13,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any
@@ -27,11 +28,11 @@ from corpus_mcp.zim.index import (
     TitleHit,
     TitleIndex,
     Word,
-    _Pool,
     open_indexes,
 )
 from corpus_mcp.zim.layout import BlobLocation, locate_blob
 from corpus_mcp.zim.writer import Page, write_zim
+from corpus_mcp.zim.xapian_pool import DatabasePool, open_database_at
 
 from .conftest import REAL_LIBRARIES
 
@@ -468,9 +469,9 @@ class Lockstep:
 
 
 @pytest.fixture
-def pool(demo_archives: dict[str, Path]) -> _Pool:
+def pool(demo_archives: dict[str, Path]) -> DatabasePool:
     file = str(demo_archives["wikipedia"])
-    return _Pool(file, fulltext_blob(file).offset)
+    return DatabasePool(partial(open_database_at, file, fulltext_blob(file).offset))
 
 
 def run_at_once(parties: int, work: Callable[[int], None]) -> list[BaseException]:
@@ -493,19 +494,21 @@ def run_at_once(parties: int, work: Callable[[int], None]) -> list[BaseException
     return errors
 
 
-def borrow_at_once(pool: _Pool, parties: int, lockstep: Lockstep | None = None) -> list[int]:
+def borrow_at_once(pool: DatabasePool, parties: int, lockstep: Lockstep | None = None) -> list[int]:
     """Identities of the databases ``parties`` threads hold at the same time."""
     held = threading.Barrier(parties, timeout=60)
     got: list[int] = [0] * parties
+
+    def hold(me: int, database: Any) -> None:
+        sys.settrace(None)
+        got[me] = id(database)
+        held.wait()  # nobody gives a database back before all have one
 
     def borrower(me: int) -> None:
         if lockstep is not None:
             sys.settrace(lockstep.tracer(me))
         try:
-            with pool.borrow() as database:
-                sys.settrace(None)
-                got[me] = id(database)
-                held.wait()  # nobody gives a database back before all have one
+            pool.run(partial(hold, me))
         finally:
             sys.settrace(None)
 
@@ -513,15 +516,16 @@ def borrow_at_once(pool: _Pool, parties: int, lockstep: Lockstep | None = None) 
     return got
 
 
-def test_threads_interleaved_line_by_line_never_share_a_database(pool: _Pool) -> None:
-    """Both threads enter ``borrow`` before either has taken a database (this once
-    handed the same database, the one opened first, to both)."""
-    borrow = pool.borrow.__wrapped__.__code__  # type: ignore[attr-defined]
-    got = borrow_at_once(pool, 2, Lockstep(borrow, 2))
+def test_threads_interleaved_line_by_line_never_share_a_database(pool: DatabasePool) -> None:
+    """Both threads take a database line by line in turns (this once handed the same
+    database, the one opened first, to both)."""
+    got = borrow_at_once(pool, 2, Lockstep(DatabasePool._take.__code__, 2))
     assert len(set(got)) == 2
 
 
-def test_concurrent_borrowers_hold_distinct_databases_that_are_reused(pool: _Pool) -> None:
+def test_concurrent_borrowers_hold_distinct_databases_that_are_reused(
+    pool: DatabasePool,
+) -> None:
     first = borrow_at_once(pool, 6)
     assert len(set(first)) == 6
     again = borrow_at_once(pool, 6)
@@ -539,15 +543,14 @@ def test_hits_are_read_before_the_database_goes_back_to_the_pool(
     expected = (fulltext.search([("python",)], 10), titles.search(["python"], 10))
     for pool in (fulltext._pool, titles._pool):
 
-        @contextmanager
-        def closed_on_return(pool: _Pool = pool) -> Iterator[Any]:
-            database = pool.open()
+        def closed_on_return(fn: Callable[[Any], Any], pool: DatabasePool = pool) -> Any:
+            database = pool._open()
             try:
-                yield database
+                return fn(database)
             finally:
                 database.close()
 
-        monkeypatch.setattr(pool, "borrow", closed_on_return)
+        monkeypatch.setattr(pool, "run", closed_on_return)
     assert (fulltext.search([("python",)], 10), titles.search(["python"], 10)) == expected
 
 
@@ -598,3 +601,64 @@ def test_threads_stemming_at_once_get_the_stems_one_thread_gets(
 
     assert run_at_once(8, stemmer) == []
     assert wrong == []
+
+
+# -- the borrow's rules (corpus_mcp.zim.xapian_pool) -----------------------------------
+
+
+def xapian_objects(value: object) -> list[str]:
+    """Names of the Xapian objects among ``value``'s items (``value`` a frame's locals)."""
+    assert isinstance(value, dict)
+    return [name for name, item in value.items() if type(item).__module__.startswith("xapian")]
+
+
+def test_a_xapian_object_cannot_leave_its_borrow(pool: DatabasePool) -> None:
+    for leaks in (
+        lambda database: database.get_document(1),
+        lambda database: [("hit", database.get_document(1))],
+        lambda database: {"enquire": zim_index.xapian.Enquire(database)},
+    ):
+        with pytest.raises(TypeError, match="no Xapian object may leave its borrow"):
+            pool.run(leaks)
+    assert pool.run(lambda database: int(database.get_doccount())) > 0  # still lends
+    assert pool.opened == 1
+
+
+def test_plain_data_leaves_a_borrow(pool: DatabasePool) -> None:
+    hit = TitleHit(path="Python", title="Python", target=None)
+    plain = {"hits": [hit], "counts": (1, 2.5, True, None), "raw": b"x", "set": frozenset("ab")}
+    assert pool.run(lambda database: plain) == plain
+
+
+def test_an_exception_raised_in_a_borrow_holds_no_xapian_object(pool: DatabasePool) -> None:
+    """Its traceback's frames would keep the Xapian objects of their locals alive past
+    the borrow, to be destroyed by whoever drops the exception (another thread)."""
+
+    def fails(database: Any) -> None:
+        enquire = zim_index.xapian.Enquire(database)
+        document = database.get_document(1)
+        assert enquire and document
+        raise ValueError("inside the borrow")
+
+    with pytest.raises(ValueError, match="inside the borrow") as raised:
+        pool.run(fails)
+    tb = raised.value.__traceback__
+    frames = 0
+    while tb is not None:
+        assert xapian_objects(tb.tb_frame.f_locals) == [], tb.tb_frame.f_code.co_name
+        frames += 1
+        tb = tb.tb_next
+    assert frames >= 3  # run, the call in the borrow, fails
+
+
+def test_a_bounded_pool_makes_threads_wait_for_its_databases(pool: DatabasePool) -> None:
+    """With ``size`` databases lent, the next thread waits for one to come back."""
+    bounded = DatabasePool(pool._open, size=1)
+    held: list[int] = []
+
+    def borrower(me: int) -> None:
+        for _ in range(20):
+            bounded.run(lambda database: held.append(id(database)))
+
+    assert run_at_once(6, borrower) == []
+    assert bounded.opened == 1 and len(set(held)) == 1 and len(held) == 120

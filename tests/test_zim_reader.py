@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -411,3 +412,41 @@ def test_redirect_loop_is_detected(
     monkeypatch.setattr(chain_archive, "_archive", fake)
     with pytest.raises(RedirectError, match="redirect loop from 'a' at 'a'"):
         chain_archive.resolve("a")
+
+
+# -- threads ----------------------------------------------------------------------------------
+
+
+def test_threads_searching_suggesting_and_reading_through_libzim_get_one_threads_answers(
+    demo_archives: dict[str, Path],
+) -> None:
+    """Walkers and the service's threads call one reader at once: libzim's searches go
+    one at a time (its Searcher is not thread-safe), reads go straight to its Archive."""
+    reader = ZimReader(demo_archives["wikipedia"], direct_index=False)
+    queries = ["python", "multiple inheritance", "photosynthesis", "charles"]
+
+    def ask(query: str) -> object:
+        page = reader.fulltext(query, 10)
+        return page, reader.suggest(query, 5), [reader.read(p)[1] for p in page.paths[:2]]
+
+    expected = {query: ask(query) for query in queries}
+    start = threading.Barrier(8, timeout=60)
+    wrong: list[str] = []
+    errors: list[BaseException] = []
+
+    def work(me: int) -> None:
+        try:
+            start.wait()
+            for round_ in range(40):
+                query = queries[(me + round_) % len(queries)]
+                if ask(query) != expected[query]:
+                    wrong.append(query)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and wrong == []

@@ -17,6 +17,7 @@ With several serving processes (``WORKERS``) every record of a serving process n
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import logging
 import sys
@@ -71,6 +72,22 @@ def configure_logging(level: str, log_format: LogFormat = "text") -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(formatter(log_format))
     logging.basicConfig(level=level.upper(), handlers=[handler])
+
+
+def report_fatal_signals() -> None:
+    """From now on a fatal signal (SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL: a crash in
+    native code, libzim's or Xapian's) first writes the Python stack of every thread to
+    the log's stream, then kills the process as it would have (a core dump where the
+    limits allow one). The lines are plain text whatever LOG_FORMAT says: they are
+    written from the signal handler, where nothing can be formatted.
+
+    Called by every serving process (and stdio, and the supervisor) once its logging is
+    set up; again in a forked process, it only points the reports at its stream.
+    """
+    try:
+        faulthandler.enable(file=sys.stderr, all_threads=True)
+    except (AttributeError, ValueError, OSError):  # a stderr without a descriptor
+        faulthandler.enable(file=2, all_threads=True)
 
 
 class _ProcessTag(logging.Filter):

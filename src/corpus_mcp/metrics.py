@@ -34,6 +34,7 @@ from prometheus_client import (
     PROCESS_COLLECTOR,
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     disable_created_metrics,
 )
@@ -105,6 +106,12 @@ _CALL_SECONDS = Histogram(
     buckets=SECONDS_BUCKETS,
     registry=REGISTRY,
 )
+_IN_FLIGHT = Gauge(
+    "corpus_mcp_tool_calls_in_flight",
+    "Tool calls being answered now, by tool.",
+    ["tool"],
+    registry=REGISTRY,
+)
 _PARTIAL = Counter(
     "corpus_mcp_partial_answers",
     "Searches answered without some libraries (partial: true).",
@@ -141,6 +148,7 @@ _LOOP_LAG = Histogram(
 )
 for _tool in TOOLS:
     _CALL_SECONDS.labels(_tool)
+    _IN_FLIGHT.labels(_tool)
     for _outcome in OUTCOMES:
         _CALLS.labels(_tool, _outcome)
 for _outcome in RELOAD_OUTCOMES:
@@ -148,6 +156,11 @@ for _outcome in RELOAD_OUTCOMES:
 
 
 # -- events ---------------------------------------------------------------------------
+
+
+def tool_calls_in_flight(tool: str, change: int) -> None:
+    """A call of ``tool`` began (+1) or ended (-1), however it ended."""
+    _IN_FLIGHT.labels(tool).inc(change)
 
 
 def tool_called(tool: str, outcome: str, seconds: float) -> None:

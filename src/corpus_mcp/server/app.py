@@ -94,6 +94,10 @@ class Processes(Protocol):
     async def exposition(self, accept: str | None) -> tuple[bytes, str]:
         """Every process's metrics, each series labelled with its process."""
 
+    def calls_in_flight(self, tool: str, count: int) -> None:
+        """This process has ``count`` calls of ``tool`` in flight now (for the supervisor
+        to say, should the process die)."""
+
 
 class CorpusAPI(Protocol):
     """What the server needs of the corpus (``corpus_mcp.corpus.Corpus`` provides it)."""
@@ -155,10 +159,15 @@ class ToolHandlers:
     text and refs are added only when ``settings.log_queries`` is on.
     """
 
-    def __init__(self, corpus: CorpusAPI, settings: Settings) -> None:
+    def __init__(
+        self, corpus: CorpusAPI, settings: Settings, processes: Processes | None = None
+    ) -> None:
         self.corpus = corpus
         self.settings = settings
+        self._processes = processes
         self._tools: tuple[tuple[str, ...], list[types.Tool]] | None = None
+        self._in_flight = dict.fromkeys(TOOL_NAMES, 0)
+        """Calls being answered, by tool (the metric, and the board for the supervisor)."""
 
     @property
     def tools(self) -> list[types.Tool]:
@@ -205,6 +214,7 @@ class ToolHandlers:
         """
         started = time.perf_counter()
         fields: dict[str, object] = {}
+        self._calling(name, 1)
         try:
             if name == SEARCH:
                 output: SearchOutput | FetchOutput = await self._search(arguments, fields)
@@ -217,8 +227,16 @@ class ToolHandlers:
             log_failure(log, exc, self.settings.log_queries, "tool=%s failed", name)
             self._finish(name, "internal_error", started, fields)
             raise ToolError(INTERNAL_ERROR) from exc
+        finally:  # cancelled too (a shutdown's 503)
+            self._calling(name, -1)
         self._finish(name, "ok", started, fields)
         return output
+
+    def _calling(self, tool: str, change: int) -> None:
+        count = self._in_flight[tool] = self._in_flight[tool] + change
+        metrics.tool_calls_in_flight(tool, change)
+        if self._processes is not None:
+            self._processes.calls_in_flight(tool, count)
 
     async def _search(
         self, arguments: Mapping[str, Any] | None, fields: dict[str, object]
@@ -276,9 +294,12 @@ def allowed_origins(settings: Settings, port: int) -> list[str]:
     return [*loopback, *settings.allowed_origins]
 
 
-def build_mcp_server(corpus: CorpusAPI, settings: Settings) -> Server[Any]:
-    """The low-level MCP server: tools only, so ``tools`` is its only capability."""
-    handlers = ToolHandlers(corpus, settings)
+def build_mcp_server(
+    corpus: CorpusAPI, settings: Settings, processes: Processes | None = None
+) -> Server[Any]:
+    """The low-level MCP server: tools only, so ``tools`` is its only capability (its
+    calls in flight told to ``processes``, one of several serving processes)."""
+    handlers = ToolHandlers(corpus, settings, processes)
     return Server(
         "corpus-mcp",
         version=__version__,
@@ -511,7 +532,7 @@ def build_app(
         allowed_hosts=allowed_hosts(settings, port),
         allowed_origins=allowed_origins(settings, port),
     )
-    mcp_app = build_mcp_server(corpus, settings).streamable_http_app(
+    mcp_app = build_mcp_server(corpus, settings, processes).streamable_http_app(
         streamable_http_path=MCP_PATH,
         stateless_http=True,
         json_response=True,

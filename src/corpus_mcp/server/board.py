@@ -8,7 +8,8 @@ permission is involved, and nothing of it outlives the processes. On it:
   answers, whichever process a probe reaches), and each process's pid;
 - every serving process writes how many connections it serves while it accepts
   (:class:`~corpus_mcp.server.connections.Balance`: a process with more than another
-  lets that one take the next connection);
+  lets that one take the next connection), and how many tool calls it has in flight,
+  by tool (what the supervisor says of a process that dies: the mapping outlives it);
 - every process writes snapshots of its metrics into a slot of its own (a serving
   process once a second, and within a twentieth of a second of a scrape asking for
   fresh ones; the supervisor when something changes), so that whichever process
@@ -26,7 +27,10 @@ from __future__ import annotations
 import mmap
 import struct
 import zlib
+from collections.abc import Sequence
 from typing import Final
+
+from corpus_mcp.metrics import TOOLS
 
 SNAPSHOT_BYTES: Final = 4 * 1024 * 1024
 """Room for one process's metrics snapshot (about 100 bytes a series: 40,000 series).
@@ -35,6 +39,7 @@ _HEADER: Final = struct.Struct("<4sIIB")  # magic, version, processes, every one
 _WANTED: Final = struct.Struct("<Q")  # monotonic ns of the latest scrape asking for snapshots
 _WANTED_OFFSET: Final = 16
 _SLOT: Final = struct.Struct("<II")  # pid, connections served (NOT_ACCEPTING: none)
+_COUNT: Final = struct.Struct("<I")  # one tool's calls in flight in one process
 NOT_ACCEPTING: Final = 0xFFFFFFFF
 """The connection count of a process that does not accept (starting, draining, gone)."""
 _SNAPSHOT: Final = struct.Struct("<QQII")  # sequence, taken (monotonic ns), length, CRC32
@@ -55,10 +60,12 @@ class Board:
     supervisor's own.
     """
 
-    def __init__(self, processes: int) -> None:
+    def __init__(self, processes: int, tools: Sequence[str] = TOOLS) -> None:
         self.processes = processes
+        self.tools = tuple(tools)
         self._table = _HEADER_BYTES
-        self._snapshots = _HEADER_BYTES + _SLOT.size * (processes + 1)
+        self._calls = self._table + _SLOT.size * (processes + 1)
+        self._snapshots = self._calls + _COUNT.size * len(self.tools) * (processes + 1)
         self._snapshots += -self._snapshots % mmap.PAGESIZE
         size = self._snapshots + SNAPSHOT_BYTES * (processes + 1)
         # Anonymous and shared (MAP_SHARED | MAP_ANONYMOUS): what one process writes,
@@ -82,8 +89,11 @@ class Board:
         _HEADER.pack_into(self._map, 0, _MAGIC, _VERSION, self.processes, int(ready))
 
     def set_pid(self, process: int, pid: int) -> None:
-        """The pid serving as ``process`` now (0: none; it accepts nothing yet)."""
+        """The pid serving as ``process`` now (0: none; it accepts nothing yet, and has
+        no call in flight)."""
         _SLOT.pack_into(self._map, self._table + _SLOT.size * process, pid, NOT_ACCEPTING)
+        for tool in range(len(self.tools)):
+            _COUNT.pack_into(self._map, self._count_offset(process, tool), 0)
 
     def pid(self, process: int) -> int:
         pid: int = _SLOT.unpack_from(self._map, self._table + _SLOT.size * process)[0]
@@ -107,6 +117,29 @@ class Board:
         ]
         accepting = [count for count in counts if count != NOT_ACCEPTING]
         return min(accepting) if accepting else None
+
+    def connections(self, process: int) -> int | None:
+        """How many connections ``process`` serves (None: it does not accept)."""
+        count: int = _SLOT.unpack_from(self._map, self._table + _SLOT.size * process)[1]
+        return None if count == NOT_ACCEPTING else count
+
+    # -- calls in flight (written by each serving process for itself) -----------------
+
+    def set_calls(self, process: int, tool: str, count: int) -> None:
+        """``process`` has ``count`` calls of ``tool`` in flight (one aligned 4-byte
+        store, from its event loop only)."""
+        _COUNT.pack_into(self._map, self._count_offset(process, self.tools.index(tool)), count)
+
+    def calls(self, process: int) -> dict[str, int]:
+        """The calls ``process`` has in flight, by tool (as it last wrote them: after it
+        died, what it had when it died)."""
+        return {
+            tool: _COUNT.unpack_from(self._map, self._count_offset(process, number))[0]
+            for number, tool in enumerate(self.tools)
+        }
+
+    def _count_offset(self, process: int, tool: int) -> int:
+        return self._calls + _COUNT.size * (len(self.tools) * process + tool)
 
     # -- snapshots ---------------------------------------------------------------------
 

@@ -40,7 +40,7 @@ from hypercorn.utils import repr_socket_addr, wrap_app
 from corpus_mcp import metrics
 from corpus_mcp.config import Manifest, Settings
 from corpus_mcp.live import LiveCorpus, open_live_corpus
-from corpus_mcp.logs import configure_logging, report_startup_failure
+from corpus_mcp.logs import configure_logging, report_fatal_signals, report_startup_failure
 from corpus_mcp.memory import configure_memory
 from corpus_mcp.server.app import MCP_PATH, CorpusAPI, CorpusApp, Processes, build_app
 from corpus_mcp.server.connections import (
@@ -390,6 +390,7 @@ def run_program(settings: Settings, manifest: Manifest, transport: Transport) ->
     on stderr in one line that names them; anything else propagates with its traceback.
     """
     configure_logging(settings.log_level, settings.log_format)
+    report_fatal_signals()
     configure_memory()
     try:
         trio.run(run_corpus, settings, manifest, transport)

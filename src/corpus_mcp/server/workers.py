@@ -42,13 +42,20 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from functools import partial
+from typing import Final
 
 import trio
 from hypercorn.utils import repr_socket_addr
 
 from corpus_mcp import metrics
 from corpus_mcp.config import ConfigError, Manifest, Settings, load_manifest
-from corpus_mcp.logs import configure_logging, report_startup_failure, tag_process
+from corpus_mcp.logs import (
+    FIELDS,
+    configure_logging,
+    report_fatal_signals,
+    report_startup_failure,
+    tag_process,
+)
 from corpus_mcp.memory import configure_memory
 from corpus_mcp.server import zygote
 from corpus_mcp.server.app import MCP_PATH, CorpusAPI
@@ -113,6 +120,9 @@ class Sibling:
     def fewer_elsewhere(self, count: int) -> bool:
         fewest = self._board.fewest_connections(besides=self._process)
         return fewest is not None and fewest < count
+
+    def calls_in_flight(self, tool: str, count: int) -> None:
+        self._board.set_calls(self._process, tool, count)
 
     async def exposition(self, accept: str | None) -> tuple[bytes, str]:
         """This process's metrics as they are, the others' as they are at this scrape
@@ -218,6 +228,10 @@ class _Slot:
         self.young_deaths = 0
         """Exits in a row of processes that never got ready or were ready only briefly."""
         self.restarts = 0
+        self.ready_first: int | None = None
+        """The pid of a process whose ``ready`` arrived before the fork server's
+        ``started`` of it (two writers: a busy fork server can write its line after the
+        child has opened its corpus); it is ready once its ``started`` arrives."""
         self.hang_up = False
         """A SIGHUP arrived while the process was starting: sent once it is ready."""
 
@@ -291,8 +305,13 @@ class Supervisor:
         if word == zygote.STARTED:
             slot.pid = pid
             self.board.set_pid(number, pid)
+            if slot.ready_first == pid:
+                slot.ready_first = None
+                self._ready(slot)
         elif word == zygote.READY and pid == slot.pid:
             self._ready(slot)
+        elif word == zygote.READY:
+            slot.ready_first = pid
         elif word == zygote.EXITED and pid == slot.pid:
             self._exited(slot, rest[0])
         elif word == zygote.UNFORKED:
@@ -325,24 +344,45 @@ class Supervisor:
             log.info("every serving process is ready again (%d)", len(self.slots))
 
     def _exited(self, slot: _Slot, code: int) -> None:
-        was_ready, ready_at = slot.ready, slot.ready_at
+        was_ready, ready_at, pid = slot.ready, slot.ready_at, slot.pid
+        # What it had in flight: the board outlives the process (read before the slot is
+        # cleared for its replacement).
+        calls, connections = self.board.calls(slot.number), self.board.connections(slot.number)
         slot.pid, slot.ready, slot.ready_at = 0, False, None
         self.board.set_pid(slot.number, 0)
         self.board.clear(slot.number)
         self.board.all_ready = False
+        fields: dict[str, object] = {
+            "event": "serving_process_exited",
+            "serving_process": slot.number,
+            "pid": pid,
+            "exit_status": code,
+            "signal": _signal_name(-code) if code < 0 else None,
+            "calls_in_flight": calls,
+            "connections": connections,
+            "was_ready": was_ready,
+        }
+        how = _how(code) + _in_flight(calls, connections) + _crash_report(code)
         if self.stopping:
             # A stop signal is only fatal before trio watches it (the process served
             # nothing yet) or after it stopped watching (it has drained): a terminal's
             # Ctrl-C, or systemd's SIGTERM, reach every process besides the one passed on.
             stopped = code in (-signal.SIGTERM, -signal.SIGINT)
             if code and not stopped:
-                log.warning("serving process %d %s while stopping", slot.number, _how(code))
+                log.warning(
+                    "serving process %d %s while stopping",
+                    slot.number,
+                    how,
+                    extra={FIELDS: fields},
+                )
                 self.exit_code = 1
             return
         if not self.serving and slot.number == 1 and not was_ready and not slot.restarts:
             # The server never started: the process said why (exit 1), or this says it.
             if code != 1:
-                log.error("serving process 1 %s before it was ready", _how(code))
+                log.error(
+                    "serving process 1 %s before it was ready", _how(code), extra={FIELDS: fields}
+                )
             self.exit_code = 1
             self._stop(signal.SIGTERM)
             return
@@ -352,12 +392,14 @@ class Supervisor:
         delay = 0.0
         if slot.young_deaths > 1:
             delay = min(MAX_BACKOFF_SECONDS, FIRST_BACKOFF_SECONDS * 2 ** (slot.young_deaths - 2))
+        fields["replaced_in_seconds"] = delay
         log.warning(
             "serving process %d %s%s; starting another%s",
             slot.number,
-            _how(code),
+            how,
             "" if was_ready else " before it was ready",
             f" in {delay:g} s" if delay else "",
+            extra={FIELDS: fields},
         )
         assert self._nursery is not None
         self._nursery.start_soon(self._replace, slot, delay)
@@ -464,11 +506,41 @@ async def event_lines(events: int) -> AsyncGenerator[str]:
 def _how(code: int) -> str:
     """An exit status in words (``waitstatus_to_exitcode``: negative for a signal)."""
     if code < 0:
-        try:
-            return f"was killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"was killed by signal {-code}"
+        return f"was killed by {_signal_name(-code)}"
     return f"exited with status {code}"
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
+def _in_flight(calls: dict[str, int], connections: int | None) -> str:
+    """What a process had in flight when it exited, in words."""
+    total = sum(calls.values())
+    if total:
+        each = ", ".join(f"{tool} {count}" for tool, count in calls.items() if count)
+        words = f" with {total} tool call{'s' if total > 1 else ''} in flight ({each})"
+    else:
+        words = " with no tool call in flight"
+    if connections is not None:
+        words += f" on {connections} connection{'' if connections == 1 else 's'}"
+    return words
+
+
+#: The signals faulthandler reports (a native crash, or an abort): the dying process
+#: wrote every thread's Python stack to the log first.
+FATAL_SIGNALS: Final = frozenset(
+    {signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT, signal.SIGFPE, signal.SIGILL}
+)
+
+
+def _crash_report(code: int) -> str:
+    if -code in FATAL_SIGNALS:
+        return " (its threads' stacks are in the log above, after 'Fatal Python error')"
+    return ""
 
 
 # -- the entry point ------------------------------------------------------------------------
@@ -480,6 +552,7 @@ def main(settings: Settings, manifest: Manifest) -> int:
     if settings.workers == 1:
         return run_program(settings, manifest, serve_http)
     configure_logging(settings.log_level, settings.log_format)
+    report_fatal_signals()  # the supervisor's and the fork server's own crashes
     configure_memory()  # inherited by the fork server and every serving process
     try:
         sockets = bound_sockets(settings)

@@ -11,8 +11,11 @@ frequencies of each match, and with the GIL released during the search.
 Terms are produced as libzim's indexer produces them: accents removed, lower case,
 stemmed with the Snowball stemmer of the index's ``language`` (every word stemmed, no
 prefix, in the full-text index; ``Z``-prefixed stems plus raw words in the title
-index). A Xapian ``Database`` is not thread-safe, so each index keeps a small pool:
-a thread takes a database for one call and gives it back.
+index). A Xapian ``Database`` is not thread-safe, nor is anything made from it, so each
+index keeps a :class:`~corpus_mcp.zim.xapian_pool.DatabasePool`: a thread borrows a
+database for one call, every Xapian object of that call is made and destroyed inside
+the borrow, and only plain data (hits, counts) comes out (that module says why: issue
+23's segfault).
 
 ``xapian`` comes from the ``xapian-bindings-binary`` wheel (Linux only). Without it, or
 for an archive whose index cannot be opened this way, :func:`open_indexes` returns
@@ -21,26 +24,22 @@ for an archive whose index cannot be opened this way, :func:`open_indexes` retur
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
-import queue
 import threading
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from functools import partial
 from typing import Any, Final, TypeVar
 
 import msgspec
 
+from corpus_mcp.zim import xapian_pool
 from corpus_mcp.zim.errors import ZimError, normalise_path
 from corpus_mcp.zim.layout import locate_blob
+from corpus_mcp.zim.xapian_pool import DatabasePool, open_database_at
 
-try:  # the wheel exists for Linux only; elsewhere libzim's own search serves
-    import xapian as _xapian
-except ImportError:  # pragma: no cover - depends on the platform
-    _xapian = None
-
-xapian: Any = _xapian
+xapian: Any = xapian_pool.xapian
 
 #: Where each index lives: (namespace, path) in new archives, then the 2018 layout.
 FULLTEXT_LOCATIONS: Final = (("X", "fulltext/xapian"), ("Z", "/fulltextIndex/xapian"))
@@ -92,47 +91,15 @@ class TitleHit(msgspec.Struct, frozen=True, kw_only=True):
     target: str | None
 
 
-class _Pool:
-    """Databases of one index for threads to borrow, opened on demand."""
-
-    def __init__(self, file: str, offset: int) -> None:
-        self._file = file
-        self._offset = offset
-        self._idle: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self.first = self.open()
-        # Idle from the start: taking it from the queue is atomic, unlike a check of
-        # ``first`` followed by clearing it, which let two threads take the same one.
-        self._idle.put(self.first)
-
-    def open(self) -> Any:
-        fd = os.open(self._file, os.O_RDONLY)
-        try:
-            os.lseek(fd, self._offset, os.SEEK_SET)
-            # Xapian takes the descriptor over and closes it with the database.
-            return xapian.Database(fd)
-        except BaseException:
-            os.close(fd)
-            raise
-
-    @contextlib.contextmanager
-    def borrow(self) -> Iterator[Any]:
-        try:
-            database = self._idle.get_nowait()
-        except queue.Empty:
-            database = self.open()
-        try:
-            yield database
-        finally:
-            self._idle.put(database)
-
-
 class _Stemmer:
     """A word's stem as the index's language makes it (accents removed, lower case)."""
 
     def __init__(self, language: str) -> None:
         self._stem = xapian.Stem(_STEMMERS.get(language.lower(), "none"))
         # A Stem keeps its working state in itself between calls, and threads calling
-        # one at once get each other's stems: one thread at a time.
+        # one at once get each other's stems: one thread at a time. It refers to no
+        # database and is never copied (a copy would share its reference-counted
+        # internals), so the lock is all it needs (see .xapian_pool).
         self._lock = threading.Lock()
 
     def __call__(self, word: str) -> str:
@@ -147,18 +114,22 @@ class _Index:
     Nothing here refers back to the index (no reference cycle), so its databases close
     the moment the last reference to it goes: the server freezes what it opened at
     startup out of the cyclic collector's sight (``gc.freeze``), where a cycle would keep
-    the files open for good once a reload drops them.
+    the files open for good once a reload drops them. The pool is the only holder of the
+    databases: nothing here keeps one aside (issue 23: a database kept as ``first`` was
+    one other threads borrowed).
     """
 
-    def __init__(self, file: str, offset: int) -> None:
-        self._pool = _Pool(file, offset)
-        database = self._pool.first
-        language = database.get_metadata("language").decode("utf-8", "replace").strip()
+    def __init__(self, file: str, offset: int, *, pool_size: int | None = None) -> None:
+        self._pool = DatabasePool(partial(open_database_at, file, offset), size=pool_size)
+        language, self.doc_count, self.average_length = self._pool.run(_statistics)
         self.language = language
-        self.doc_count = int(database.get_doccount())
-        self.average_length = float(database.get_avlength()) if self.doc_count else 0.0
         # Query words recur from search to search: each is stemmed once.
         self.stem = functools.lru_cache(maxsize=_STEM_CACHE)(_Stemmer(language))
+
+    @property
+    def databases_opened(self) -> int:
+        """How many databases the pool has opened (one per thread searching at once)."""
+        return self._pool.opened
 
 
 class FulltextIndex(_Index):
@@ -167,46 +138,22 @@ class FulltextIndex(_Index):
     def word_frequency(self, word: Word) -> int:
         """How many documents contain every part of ``word`` (an upper bound for
         multi-part words: the rarest part's count)."""
-        with self._pool.borrow() as database:
-            return min(int(database.get_termfreq(self._term(part))) for part in word)
+        terms = tuple(self._term(part) for part in word)
+        try:
+            return self._pool.run(partial(_rarest_frequency, terms))
+        except xapian.Error as exc:
+            raise ZimError(f"full-text index statistics failed: {exc}") from exc
 
     def search(self, words: Sequence[Word], limit: int) -> list[IndexHit]:
         """The best ``limit`` documents for any of ``words`` (BM25; each word optional,
         a multi-part word counts where all its parts occur)."""
         if not words or limit <= 0:
             return []
-        terms = [[self._term(part) for part in word] for word in words]
-        subqueries = [
-            xapian.Query(parts[0]) if len(parts) == 1 else xapian.Query(xapian.Query.OP_AND, parts)
-            for parts in terms
-        ]
+        terms = tuple(tuple(self._term(part) for part in word) for word in words)
         try:
-            with self._pool.borrow() as database:
-                enquire = xapian.Enquire(database)
-                enquire.set_query(xapian.Query(xapian.Query.OP_OR, subqueries))
-                enquire.set_weighting_scheme(xapian.BM25Weight())
-                matches = [
-                    (item.docid, float(item.weight), item.document)
-                    for item in enquire.get_mset(0, limit)
-                ]
-                frequencies = _frequencies(database, [m[0] for m in matches], terms)
-                # A Document reads its data and values through its database, lazily:
-                # they are read before the database goes back to the pool.
-                hits: list[IndexHit] = []
-                for docid, weight, document in matches:
-                    data = document.get_data().decode("utf-8", "replace")
-                    hits.append(
-                        IndexHit(
-                            path=normalise_path(_without_namespace(data)),
-                            title=document.get_value(_VALUE_TITLE).decode("utf-8", "replace"),
-                            weight=weight,
-                            length=_int(document.get_value(_VALUE_WORDCOUNT)),
-                            frequencies=tuple(frequencies[docid]),
-                        )
-                    )
+            return self._pool.run(partial(_fulltext_hits, terms, limit))
         except xapian.Error as exc:
             raise ZimError(f"full-text index search failed: {exc}") from exc
-        return hits
 
     def _term(self, part: str) -> bytes:
         return self.stem(part).encode("utf-8")
@@ -219,31 +166,78 @@ class TitleIndex(_Index):
         """Titles holding any of ``words`` (raw or stemmed), best BM25 first."""
         if not words or limit <= 0:
             return []
-        subqueries = []
+        terms: list[bytes] = []
         for word in words:
-            folded = fold(word)
-            subqueries.append(xapian.Query(folded.encode("utf-8")))
-            subqueries.append(xapian.Query(b"Z" + self.stem(word).encode("utf-8")))
+            terms.append(fold(word).encode("utf-8"))
+            terms.append(b"Z" + self.stem(word).encode("utf-8"))
         try:
-            with self._pool.borrow() as database:
-                enquire = xapian.Enquire(database)
-                enquire.set_query(xapian.Query(xapian.Query.OP_OR, subqueries))
-                documents = [item.document for item in enquire.get_mset(0, limit)]
-                # Read before the database goes back to the pool (documents are lazy).
-                hits: list[TitleHit] = []
-                for document in documents:
-                    data = document.get_data().decode("utf-8", "replace")
-                    target = document.get_value(_VALUE_TARGET).decode("utf-8", "replace")
-                    hits.append(
-                        TitleHit(
-                            path=normalise_path(_without_namespace(data)),
-                            title=document.get_value(_VALUE_TITLE).decode("utf-8", "replace"),
-                            target=normalise_path(target) if target else None,
-                        )
-                    )
+            return self._pool.run(partial(_title_hits, tuple(terms), limit))
         except xapian.Error as exc:
             raise ZimError(f"title index search failed: {exc}") from exc
-        return hits
+
+
+# -- inside a borrow (DatabasePool.run): every Xapian object below is made and dies here --
+
+
+def _statistics(database: Any) -> tuple[str, int, float]:
+    """The index's language, document count and average document length."""
+    language = database.get_metadata("language").decode("utf-8", "replace").strip()
+    doc_count = int(database.get_doccount())
+    return language, doc_count, float(database.get_avlength()) if doc_count else 0.0
+
+
+def _rarest_frequency(terms: Sequence[bytes], database: Any) -> int:
+    return min(int(database.get_termfreq(term)) for term in terms)
+
+
+def _fulltext_hits(terms: Sequence[Sequence[bytes]], limit: int, database: Any) -> list[IndexHit]:
+    subqueries = [
+        xapian.Query(parts[0]) if len(parts) == 1 else xapian.Query(xapian.Query.OP_AND, parts)
+        for parts in terms
+    ]
+    enquire = xapian.Enquire(database)
+    enquire.set_query(xapian.Query(xapian.Query.OP_OR, subqueries))
+    enquire.set_weighting_scheme(xapian.BM25Weight())
+    # A Document reads its data and values through its database, lazily: each is read
+    # here, into plain data, and dropped with the item.
+    found = [
+        (int(item.docid), float(item.weight), *_fields(item.document))
+        for item in enquire.get_mset(0, limit)
+    ]
+    frequencies = _frequencies(database, [docid for docid, *_ in found], terms)
+    return [
+        IndexHit(
+            path=path,
+            title=title,
+            weight=weight,
+            length=_int(length),
+            frequencies=tuple(frequencies[docid]),
+        )
+        for docid, weight, path, title, length in found
+    ]
+
+
+def _title_hits(terms: Sequence[bytes], limit: int, database: Any) -> list[TitleHit]:
+    enquire = xapian.Enquire(database)
+    enquire.set_query(xapian.Query(xapian.Query.OP_OR, [xapian.Query(t) for t in terms]))
+    hits: list[TitleHit] = []
+    for item in enquire.get_mset(0, limit):
+        path, title, target = _fields(item.document, _VALUE_TARGET)
+        hits.append(
+            TitleHit(
+                path=path,
+                title=title,
+                target=normalise_path(target.decode("utf-8", "replace")) if target else None,
+            )
+        )
+    return hits
+
+
+def _fields(document: Any, value: int = _VALUE_WORDCOUNT) -> tuple[str, str, bytes]:
+    """A document's normalised path, its title and its value ``value`` (raw)."""
+    data = document.get_data().decode("utf-8", "replace")
+    title = document.get_value(_VALUE_TITLE).decode("utf-8", "replace")
+    return normalise_path(_without_namespace(data)), title, bytes(document.get_value(value))
 
 
 IndexT = TypeVar("IndexT", bound=_Index)

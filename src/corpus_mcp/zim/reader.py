@@ -5,6 +5,16 @@ releases it only in the writer), so callers on the trio side go through
 :mod:`corpus_mcp.zim.service`, which runs them in worker threads under a per-archive
 limiter. Nothing here knows about HTML, MCP or ranking.
 
+Threads: libzim's ``Archive`` is thread-safe, and so are the ``Entry`` and ``Item``
+objects made from it (they share the archive through atomic ``shared_ptr`` counts);
+each call makes its own and returns plain data. Its search objects are not: one
+``Searcher`` and one ``SuggestionSearcher`` per reader are used under ``_searching``,
+and every object a search makes (``Search``, its result sets and iterators, which hold
+Xapian objects of libzim's own database of this archive) is made and destroyed under
+that lock too, as :mod:`.xapian_pool` requires of our own Xapian objects: libzim's
+lock covers its search calls but not those objects' destructors (DEVELOPERS.md,
+"Native objects and threads").
+
 Paths crossing this module's boundary are *normalised*: the old scheme's ``A/``
 namespace and the 2018-era ``.html`` suffix are stripped, so an article has the same
 path in an old ``A/`` archive and in a new-scheme one. :meth:`ZimReader.lookup` maps a
@@ -36,6 +46,7 @@ from corpus_mcp.zim.errors import (
 )
 from corpus_mcp.zim.identity import ArchiveFile
 from corpus_mcp.zim.index import NO_INDEXES, FulltextIndex, TitleIndex, open_indexes
+from corpus_mcp.zim.xapian_pool import clear_frames
 
 Family = Literal["mediawiki", "devdocs", "stackexchange"]
 
@@ -152,7 +163,10 @@ def snapshot_of(date: str | None, file: str) -> str | None:
 
 
 class ZimReader:
-    """One open archive. Not thread-safe by itself: callers serialise per archive."""
+    """One open archive, safe to call from several threads at once (fan-out walkers
+    and the service's threads do): entries are read through libzim's thread-safe
+    ``Archive``, searches and suggestions one at a time under ``_searching``, the
+    indexes read directly through their pools (see the module docstring)."""
 
     def __init__(self, path: str | os.PathLike[str], *, direct_index: bool = True) -> None:
         """Open the archive; ``direct_index`` reads its Xapian indexes directly where
@@ -280,12 +294,11 @@ class ZimReader:
             if self._searcher is None:
                 self._searcher = Searcher(self._archive)
             try:
-                search = self._searcher.search(Query().set_query(query))
-                paths = [normalise_path(p) for p in search.getResults(offset, limit)]
-                total = int(search.getEstimatedMatches())
+                paths, total = _searched(self._searcher, query, offset, limit)
             except Exception as exc:
+                clear_frames(exc)  # the Search in them dies here, under the lock
                 raise ZimError(f"full-text search failed: {_reason(exc)}") from exc
-        return SearchPage(paths=paths, estimated_total=total)
+        return SearchPage(paths=[normalise_path(p) for p in paths], estimated_total=total)
 
     def document_frequency(self, word: str) -> int:
         """Roughly how many documents contain ``word``, from libzim's match estimate
@@ -309,12 +322,13 @@ class ZimReader:
                 if self._suggester is None:
                     self._suggester = SuggestionSearcher(self._archive)
                 for variant in variants:
-                    for raw in self._suggester.suggest(variant).getResults(0, limit):
+                    for raw in _suggested(self._suggester, variant, limit):
                         path = normalise_path(raw)
                         if path not in out and len(out) < limit:
                             entry = self._archive.get_entry_by_path(raw)
                             out[path] = Suggestion(path, str(entry.title))
             except Exception as exc:
+                clear_frames(exc)
                 raise ZimError(f"title suggestion failed: {_reason(exc)}") from exc
         return list(out.values())
 
@@ -419,6 +433,19 @@ class ZimReader:
             raise
         except Exception as exc:
             raise ZimError(f"reading {path!r} failed: {_reason(exc)}") from exc
+
+
+def _searched(searcher: Any, query: str, offset: int, limit: int) -> tuple[list[str], int]:
+    """One libzim full-text search: raw paths and the match estimate. Its ``Search``
+    and result set die with this call, under the caller's lock."""
+    search = searcher.search(Query().set_query(query))
+    paths = [str(path) for path in search.getResults(offset, limit)]
+    return paths, int(search.getEstimatedMatches())
+
+
+def _suggested(suggester: Any, query: str, limit: int) -> list[str]:
+    """libzim's title suggestions for ``query``: raw paths (its objects die here)."""
+    return [str(path) for path in suggester.suggest(query).getResults(0, limit)]
 
 
 def limit_cluster_cache(max_bytes: int) -> bool:
