@@ -136,6 +136,7 @@ def collect_hits(
     *,
     enough: int,
     checkpoint: Callable[[], None] = lambda: None,
+    titles: bool = True,
 ) -> LibraryHits:
     """Full-text and title hits for ``query``, landed, filtered and deduplicated.
 
@@ -153,6 +154,8 @@ def collect_hits(
     else:
         found = LibraryHits(fulltext=[], title=[], queries_tried=0)
     checkpoint()
+    if not titles:
+        return found
     titled = _titles(reader, adapter, query, want, checkpoint)
     return msgspec.structs.replace(found, title=titled)
 
@@ -328,7 +331,7 @@ def _content_hit(
 
 #: Sections asked of a library's section index per question, and at most how many of one
 #: document: enough documents for fusion to choose from, each with its best sections.
-SECTION_CANDIDATES = 40
+SECTION_CANDIDATES = 20
 SECTIONS_PER_DOCUMENT = 3
 
 

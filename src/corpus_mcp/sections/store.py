@@ -49,7 +49,7 @@ from corpus_mcp.zim.xapian_pool import DatabasePool, xapian
 
 #: The shape of what is stored: fields, terms, records. A file of another format is
 #: stale and rebuilt, never read.
-INDEX_FORMAT: Final = 2
+INDEX_FORMAT: Final = 3
 #: The metadata key holding :class:`IndexMeta` (JSON).
 META_KEY: Final = "corpus-mcp"
 #: A shard's metadata: which chunks it holds (a bitmap), and their pages and sections.
@@ -58,9 +58,10 @@ COUNTS_KEY: Final = "corpus-mcp:counts"
 PATH_PREFIX: Final = "Q"
 KEY_TERM: Final = b"K"
 _PATH_SLOT: Final = 0
-_TITLE_SLOT: Final = 1
-_SECTION_SLOT: Final = 2
-_REDIRECT_SLOT: Final = 3
+#: What a match reports of a section without its stored data: its document's title, its
+#: id and, for a redirect's record, the redirect's title, joined by :data:`_UNIT`.
+_FOUND_SLOT: Final = 1
+_UNIT: Final = "\x1f"
 
 #: How much a match in each field counts (a word in a heading says more than in text).
 FIELD_WEIGHTS: Final = {BODY: 1.0, TITLES: 1.0, HEADINGS: 2.0, NAMES: 2.0}
@@ -174,10 +175,8 @@ class ShardWriter:
         if stored.key:
             document.add_boolean_term(KEY_TERM)
         document.add_value(_PATH_SLOT, stored.path.encode())
-        document.add_value(_TITLE_SLOT, stored.document_title.encode())
-        document.add_value(_SECTION_SLOT, stored.id.encode())
-        if stored.redirect is not None:
-            document.add_value(_REDIRECT_SLOT, stored.redirect.encode())
+        reported = (stored.document_title, stored.id, stored.redirect or "")
+        document.add_value(_FOUND_SLOT, _UNIT.join(reported).encode())
         document.set_data(_ENCODER.encode(stored))
         self._db.add_document(document)
 
@@ -317,9 +316,7 @@ class SectionIndex:
             enquire = xapian.Enquire(database)
             enquire.set_query(_question(query))
             enquire.set_collapse_key(_PATH_SLOT, per_document)
-            return [
-                (float(m.weight), bytes(m.document.get_data())) for m in enquire.get_mset(0, limit)
-            ]
+            return _stored(enquire.get_mset(0, limit))
 
         return [SectionHit(w, _decoded(data)) for w, data in self._read(run)]
 
@@ -336,20 +333,16 @@ class SectionIndex:
             enquire.set_collapse_key(_PATH_SLOT, per_document)
             mset = enquire.get_mset(0, limit)
             found: list[Found] = []
-            item = document = None
-            for item in mset:
-                document = item.document
-                found.append(
-                    Found(
-                        float(item.weight),
-                        bytes(item.collapse_key).decode("utf-8", "replace"),
-                        _value(document, _TITLE_SLOT),
-                        _value(document, _SECTION_SLOT),
-                        _value(document, _REDIRECT_SLOT),
-                    )
-                )
+            # The iterator's own calls, not the bindings' MSetItem (which asks for seven
+            # things of each hit, and they cost more than the match on a small index).
+            at, end = mset._begin(), mset._end()
+            while at != end:
+                title, section, redirect = _reported(at.get_document().get_value(_FOUND_SLOT))
+                path = bytes(at.get_collapse_key()).decode("utf-8", "replace")
+                found.append(Found(float(at.get_weight()), path, title, section, redirect))
+                next(at)
             best = float(mset.get_max_possible())
-            del item, document, mset, enquire
+            del at, end, mset, enquire
             return IndexAnswer(found=found, max_weight=best)
 
         answer: IndexAnswer = self._read(run)
@@ -376,14 +369,11 @@ class SectionIndex:
                 enquire.set_query(xapian.Query(xapian.Query.OP_FILTER, _question(query), documents))
                 enquire.set_collapse_key(_PATH_SLOT, per_document)
                 limit = per_document * len(wanted)
-                matched = [
-                    (float(m.weight), bytes(m.document.get_data()))
-                    for m in enquire.get_mset(0, limit)
-                ]
+                matched = _stored(enquire.get_mset(0, limit))
                 del enquire
             keys = xapian.Enquire(database)
             keys.set_query(xapian.Query(xapian.Query.OP_AND, [xapian.Query(KEY_TERM), documents]))
-            keyed = [bytes(m.document.get_data()) for m in keys.get_mset(0, 4 * len(wanted))]
+            keyed = [data for _, data in _stored(keys.get_mset(0, 4 * len(wanted)))]
             return matched, keyed
 
         matched, keyed = self._read(run)
@@ -406,8 +396,22 @@ class SectionIndex:
             raise IndexUnreadable(f"reading it failed ({_reason(exc)})") from None
 
 
-def _value(document: Any, slot: int) -> str:
-    return bytes(document.get_value(slot)).decode("utf-8", "replace")
+def _stored(mset: Any) -> list[tuple[float, bytes]]:
+    """(weight, stored data) of each hit (inside the borrow: the MSet dies with it)."""
+    out: list[tuple[float, bytes]] = []
+    at, end = mset._begin(), mset._end()
+    while at != end:
+        out.append((float(at.get_weight()), bytes(at.get_document().get_data())))
+        next(at)
+    return out
+
+
+def _reported(value: bytes) -> tuple[str, str, str]:
+    """(document title, section id, redirect title) from a section's found value."""
+    parts = bytes(value).decode("utf-8", "replace").split(_UNIT)
+    if len(parts) != 3:
+        raise IndexUnreadable("a section's reported values are damaged")
+    return parts[0], parts[1], parts[2]
 
 
 def _decoded(data: bytes) -> StoredSection:
