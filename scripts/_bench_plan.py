@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import trio
+from _processes import settings_env
 
 from corpus_mcp.config import load_manifest, load_settings
 from corpus_mcp.corpus import Corpus, open_corpus
@@ -69,7 +70,8 @@ def make_plan(manifest: Path, queries: Sequence[str], rounds: int) -> Plan:
 
 
 async def _plan(manifest: Path, queries: list[str], rounds: int) -> Plan:
-    settings = load_settings({"CORPUS_ROOT": str(manifest.parent), "CORPUS_CONFIG": str(manifest)})
+    environ = {"CORPUS_ROOT": str(manifest.parent), "CORPUS_CONFIG": str(manifest)}
+    settings = load_settings({**environ, **settings_env()})  # as its servers are
     plan = Plan()
     async with open_corpus(settings, load_manifest(manifest, manifest.parent)) as corpus:
         parsed = _record_parses(corpus)

@@ -49,10 +49,16 @@ async def stuck_library(
 ) -> list[Goal]:
     """The library most answers read, stuck; its questions are the ones that read it."""
     counts = Counter(uuid for documents in plan.reads.values() for uuid, _path in documents)
-    uuid = counts.most_common(1)[0][0]
+    if counts:
+        uuid = counts.most_common(1)[0][0]
+        reading = [
+            q for q, documents in plan.reads.items() if any(u == uuid for u, _ in documents)
+        ]
+    else:  # searched by section indexes, no page is read: the largest archive, every question
+        uuid = max(readers, key=lambda r: r.info.entry_count).info.uuid
+        reading = list(corpus.queries)
     hung = next(r for r in readers if r.info.uuid == uuid)
     name = next(lib.name for lib, r in zip(corpus.libraries, readers, strict=True) if r is hung)
-    reading = [q for q, documents in plan.reads.items() if any(u == uuid for u, _ in documents)]
     queries = list(corpus.queries)[:questions]
     heading(f"measuring 6: {name} stuck, {AGENTS} agents, SEARCH_TIMEOUT={STUCK_TIMEOUT:g} s ...")
     phases = await _phases(

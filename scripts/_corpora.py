@@ -26,6 +26,7 @@ from pathlib import Path
 
 from corpus_mcp.demo import DEMO_LIBRARIES, build_demo_corpus, wikipedia_like
 from corpus_mcp.demo.synthetic import build_million_entries
+from corpus_mcp.zim.layout import header_uuid
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_ZIMS = ROOT.parent / "shared" / "zims"
@@ -75,6 +76,16 @@ class BenchCorpus:
 
     def files(self) -> list[Path]:
         return [self.root / library.path for library in self.libraries]
+
+    def index_files(self, folder: Path) -> list[Path]:
+        """The section index files of its archives in ``folder`` (those that exist)."""
+        found = []
+        for library, file in zip(self.libraries, self.files(), strict=True):
+            uuid = header_uuid(str(file))
+            index = folder / f"{uuid}.{library.adapter}.xapian"
+            if uuid and index.is_file():
+                found.append(index)
+        return found
 
 
 def build_kit() -> Path:

@@ -28,6 +28,9 @@ SERVE = (sys.executable, "-m", "corpus_mcp", "serve")
 SERVER_ENV: dict[str, str] = {}
 """Settings every corpus-mcp server started here gets beyond its defaults (``bench.py
 --server-env``: measuring an option against kiwix-serve in the same run)."""
+INDEXES = ROOT / ".bench" / "indexes"
+"""The section indexes of every corpus the scripts serve (built once by ``corpus-mcp
+index``, kept: a changed archive gets an index of its own)."""
 STARTUP_GUARD_SECONDS = 300.0
 """Only a hang guard: opening 100 archives or a large one takes seconds, not minutes."""
 STOP_GUARD_SECONDS = 15.0
@@ -63,6 +66,74 @@ class Served:
         return f"{self.base}/mcp"
 
 
+def settings_env() -> dict[str, str]:
+    """What every corpus-mcp here is configured with beyond the defaults: the scripts'
+    index folder, then ``SERVER_ENV``."""
+    return {"CORPUS_INDEX_DIR": str(INDEXES), **SERVER_ENV}
+
+
+def ensure_indexes(manifest: Path, root: Path | None = None, env: Mapping[str, str] = {}) -> None:
+    """Build the corpus's missing section indexes before a server needs them (unless
+    INDEX=off): a server would otherwise build them in the background while it is
+    measured. Says what it built; says nothing when all were up to date."""
+    environ = {
+        **os.environ,
+        "CORPUS_ROOT": str(root or manifest.parent),
+        "CORPUS_CONFIG": str(manifest),
+        **settings_env(),
+        **env,
+    }
+    if environ.get("INDEX", "auto").strip().lower() == "off":
+        return
+    done = subprocess.run(
+        [sys.executable, "-m", "corpus_mcp", "index"],
+        env=environ,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise ServerFailed(f"corpus-mcp index failed:\n{done.stdout}{done.stderr}")
+    built = [line for line in done.stdout.splitlines() if ": built:" in line]
+    for line in built:
+        print(f"  section index {line}", flush=True)
+
+
+def resident_bytes(files: Sequence[Path]) -> int:
+    """Bytes of these files in the page cache (``mincore``): what pread-read files such
+    as the section indexes take, counted once for every process reading them."""
+    import ctypes  # noqa: PLC0415 - only this measurement
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_long]  # fmt: skip
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+    page = os.sysconf("SC_PAGE_SIZE")
+    total = 0
+    for file in files:
+        try:
+            size = file.stat().st_size
+            fd = os.open(file, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            if size == 0:
+                continue
+            address = libc.mmap(None, size, 1, 1, fd, 0)  # PROT_READ, MAP_SHARED
+            if address in (None, ctypes.c_void_p(-1).value):
+                continue
+            pages = (size + page - 1) // page
+            vector = ctypes.create_string_buffer(pages)
+            if libc.mincore(address, size, vector) == 0:
+                total += sum(1 for byte in vector.raw if byte & 1) * page
+            libc.munmap(address, size)
+        finally:
+            os.close(fd)
+    return total
+
+
 @contextmanager
 def corpus_server(
     manifest: Path,
@@ -75,6 +146,7 @@ def corpus_server(
     else the manifest's folder) with default settings plus ``env``, ready once
     ``/healthz`` answers 200; its output goes to ``log`` when given (kept, for the
     caller to read while it runs), else to a scratch file."""
+    ensure_indexes(manifest, root, env or {})
     port = free_port()
     environ = {
         **os.environ,
@@ -83,7 +155,7 @@ def corpus_server(
         "MCP_HOST": "127.0.0.1",
         "MCP_PORT": str(port),
         "LOG_LEVEL": "warning",
-        **SERVER_ENV,
+        **settings_env(),
         **(env or {}),
     }
     base = f"http://127.0.0.1:{port}"

@@ -40,7 +40,14 @@ from _bench_scale import corpus_size
 from _bench_search import cold, report_search, seen_and_new
 from _bench_stuck import stuck_library
 from _corpora import BenchCorpus, main_corpus
-from _processes import SERVER_ENV, corpus_server, kiwix_binary, kiwix_server
+from _processes import (
+    INDEXES,
+    SERVER_ENV,
+    corpus_server,
+    ensure_indexes,
+    kiwix_binary,
+    kiwix_server,
+)
 
 
 @dataclass(frozen=True)
@@ -101,6 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"corpus:   {corpus.description}: {len(corpus.libraries)} archives, "
         f"{len(corpus.queries)} questions, search limit 5"
     )
+    print("section indexes: building what is missing (once: .bench/indexes) ...", flush=True)
+    ensure_indexes(corpus.manifest)
     print("planning: variants and cold groups, checked in-process ...", flush=True)
     plan = make_plan(corpus.manifest, corpus.queries, budget.rounds)
     try:
@@ -171,7 +180,7 @@ async def _sections(
                 repeats=budget.load_repeats,
                 warmup=budget.warmup_seconds,
             )
-            goals += await report_memory(peers, watch)
+            goals += await report_memory(peers, watch, corpus.index_files(INDEXES))
             watching.cancel_scope.cancel()
     goals += await corpus_size(
         corpus,

@@ -13,6 +13,7 @@ result is kept for the next query that asks for the same word.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -84,7 +85,7 @@ class DocumentTerms(msgspec.Struct, frozen=True, kw_only=True, gc=False):
         hits: list[tuple[int, int]] = []
         for index, text in enumerate(self.lowered):
             if probe in text:
-                uses = sum(n for word, n in _words(text).items() if root in stems_of(word))
+                uses = sum(n for word, n in _words(text) if root in stems_of(word))
                 if uses:
                     hits.append((index, uses))
         occurrences = tuple(hits)
@@ -110,7 +111,7 @@ class DocumentTerms(msgspec.Struct, frozen=True, kw_only=True, gc=False):
             if not any(probe in text for probe in probes):
                 continue
             uses: dict[str, int] = {}
-            for word, n in _words(text).items():
+            for word, n in _words(text):
                 for root in stems_of(word):
                     if root in wanted:
                         uses[root] = uses.get(root, 0) + n
@@ -193,8 +194,13 @@ class DocumentTerms(msgspec.Struct, frozen=True, kw_only=True, gc=False):
         return has(whole) or (bool(parts) and all(has(part) for part in parts))
 
 
-def _words(text: str) -> Counter[str]:
-    return Counter(TOKEN.findall(text))
+@functools.lru_cache(maxsize=8192)
+def _words(text: str) -> tuple[tuple[str, int], ...]:
+    """A passage's words and their uses (lower-cased text in), remembered: documents read
+    for search from a section index are new objects every question, but their passages'
+    texts recur (the same sections of the same pages), and counting their words was most
+    of what reading them cost. A tuple of pairs: the collector does not track it."""
+    return tuple(Counter(TOKEN.findall(text)).items())
 
 
 _COMMENT_LINE = re.compile(r"^(\s*[-*+]\s+)(?:\(-?\d+\)\s+)?(.*?)(?:\s+—\s+[^—\n]*)?$", re.M)
