@@ -90,6 +90,23 @@ def ident_keys(record: SectionRecord) -> list[str]:
     return list(dict.fromkeys(key for name in record.names for key in identifier_keys(name)))
 
 
+class Documents:
+    """A number for each document path (what results are collapsed by) and for each of
+    its records (a redirect's record lands on its target's document, wherever it comes)."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[str, int] = {}
+        self.records: list[int] = []
+
+    def number(self, path: str) -> tuple[int, int]:
+        """The document's number and the record's number within it."""
+        document = self.numbers.setdefault(path, len(self.numbers))
+        if document == len(self.records):
+            self.records.append(0)
+        self.records[document] += 1
+        return document, self.records[document] - 1
+
+
 class Builder(Protocol):
     def add(self, pages: int, found: Sequence[SectionRecord]) -> None: ...
 
@@ -272,21 +289,15 @@ class _FtsBuilder:
         )
         self.db.execute("CREATE TABLE stored (id INTEGER PRIMARY KEY, data BLOB NOT NULL)")
         self.db.execute("BEGIN")
-        self.document = -1
-        self.section = 0
-        self.path = ""
+        self.documents = Documents()
 
     def add(self, pages: int, found: Sequence[SectionRecord]) -> None:
         rows = []
         stored = []
         for record in found:
-            if record.stored.path != self.path or self.document < 0:
-                self.document += 1
-                self.section = 0
-                self.path = record.stored.path
-            rowid = self.document << DOCUMENT_SHIFT | self.section
-            self.section += 1
-            assert self.section < 1 << DOCUMENT_SHIFT
+            document, section = self.documents.number(record.stored.path)
+            assert section < 1 << DOCUMENT_SHIFT
+            rowid = document << DOCUMENT_SHIFT | section
             terms = field_terms(self.analyser, record)
             rows.append(
                 (
@@ -421,22 +432,19 @@ class _TantivyBuilder:
         )
         self.writer = self.index.writer(heap_size=128_000_000, num_threads=1)
         self.analyser = analyser
-        self.document = -1
-        self.path = ""
+        self.documents = Documents()
         self.folder = folder
 
     def add(self, pages: int, found: Sequence[SectionRecord]) -> None:
         for record in found:
-            if record.stored.path != self.path or self.document < 0:
-                self.document += 1
-                self.path = record.stored.path
+            number, _ = self.documents.number(record.stored.path)
             document = self.t.Document()
             for column, counts in field_terms(self.analyser, record).items():
                 if counts:
                     document.add_text(column, repeated(counts))
             for key in ident_keys(record):
                 document.add_text("idents", key)
-            document.add_unsigned("doc", self.document)
+            document.add_unsigned("doc", number)
             document.add_bytes("data", ENCODER.encode(record.stored))
             self.writer.add_document(document)
 

@@ -76,6 +76,8 @@ from corpus_mcp.sections.store import ShardWriter
 from corpus_mcp.zim import ZimReader
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The copy of src/ the processes a run starts import (see :func:`pin_source`).
+PINNED: Final = "BENCH_SECTION_ENGINES_SRC"
 KIT = ROOT.parent / "shared" / "eval-dev"
 KIT_CORPUS = (
     Path(os.environ.get("CORPUS_DEV_CACHE", Path.home() / ".cache" / "corpus-dev")) / "corpus"
@@ -1065,9 +1067,55 @@ def table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def pin_source() -> Path | None:
+    """A copy of ``src/`` for the processes this run starts (first on their
+    ``PYTHONPATH``), checked to be what this process imported: the product changes
+    while a run lasts (an index format raised mid-run made the serving processes refuse
+    the indexes this one had built), and every process must run the same code."""
+    if os.environ.get(PINNED):
+        return None
+    copy = Path(tempfile.mkdtemp(prefix="bench-engines-src-"))
+    source = ROOT / "src" / "corpus_mcp"
+    shutil.copytree(source, copy / "corpus_mcp", ignore=shutil.ignore_patterns("__pycache__"))
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if name.startswith("corpus_mcp") and file and Path(file).is_relative_to(source):
+            copied = copy / "corpus_mcp" / Path(file).relative_to(source)
+            if not copied.is_file() or copied.read_bytes() != Path(file).read_bytes():
+                shutil.rmtree(copy)
+                raise SystemExit(f"{file} changed while this run started: run it again")
+    for name, module in list(sys.modules.items()):  # what this process imports later too
+        if name.startswith("corpus_mcp") and hasattr(module, "__path__"):
+            module.__path__ = [str(copy / Path(*name.split(".")))]
+    path = [str(copy), *filter(None, [os.environ.get("PYTHONPATH")])]
+    os.environ[PINNED] = str(copy)
+    os.environ["PYTHONPATH"] = os.pathsep.join(path)
+    return copy
+
+
+def _code() -> dict[str, Any]:
+    """Which product code the run measures: the commit, whether src/ differed from it
+    when the copy was taken, and where it was imported from."""
+    import corpus_mcp  # noqa: PLC0415
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
+        return done.stdout.strip()
+
+    return {
+        "commit": git("rev-parse", "HEAD"),
+        "src_changed_files": git("diff", "--name-only", "HEAD", "--", "src").split(),
+        "imported_from": str(Path(corpus_mcp.__file__).parent),
+        "children_import": os.environ.get(PINNED),
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--no-pin", action="store_true", help="let the processes started import src/ as it is"
+    )
     parser.add_argument("--no-kit", action="store_true", help="skip the development kit")
     parser.add_argument("--archive", type=Path, help="a large archive to measure as well")
     parser.add_argument("--adapter", default="mediawiki", help="its adapter")
@@ -1086,6 +1134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.child is not None:
         return child(args.child)
+    pinned = None if args.no_pin else pin_source()
     found, skipped = engines(args.engines.split(","))
     for line in skipped:
         print(f"skipped {line}", flush=True)
@@ -1099,6 +1148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": {"cpus": os.cpu_count(), "load_start": _load()},
         "argv": sys.argv,
+        "code": _code(),
         "skipped": skipped,
         "limit": LIMIT,
         "per_document": PER_DOCUMENT,
@@ -1120,6 +1170,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if args.work is None and not args.keep:
             shutil.rmtree(base, ignore_errors=True)
+        if pinned is not None:
+            shutil.rmtree(pinned, ignore_errors=True)
     out["machine"]["load_end"] = _load()
     if args.out is not None:
         args.out.write_text(json.dumps(out, indent=1))

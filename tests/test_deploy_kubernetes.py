@@ -258,9 +258,16 @@ def test_the_objects_point_at_each_other(overlay: str) -> None:
     volumes = {volume["name"]: volume for volume in pod["volumes"]}
     config_map = one(docs, "ConfigMap")["metadata"]["name"]
     assert volumes["config"]["configMap"]["name"] == config_map
-    claim = one(docs, "PersistentVolumeClaim")
-    assert volumes["corpus"]["persistentVolumeClaim"]["claimName"] == claim["metadata"]["name"]
-    assert claim["spec"]["accessModes"] == ["ReadOnlyMany"]
+    claims = {
+        doc["metadata"]["name"]: doc for doc in docs if doc["kind"] == "PersistentVolumeClaim"
+    }
+    corpus = claims[volumes["corpus"]["persistentVolumeClaim"]["claimName"]]
+    assert corpus["spec"]["accessModes"] == ["ReadOnlyMany"]
+    # The section indexes: a volume of their own, written by every replica.
+    indexes = claims[volumes["indexes"]["persistentVolumeClaim"]["claimName"]]
+    assert indexes["spec"]["accessModes"] == ["ReadWriteMany"]
+    [mount] = [m for m in server["volumeMounts"] if m["name"] == "indexes"]
+    assert mount["mountPath"] == "/indexes" and not mount.get("readOnly")
 
 
 @needs_kubectl
@@ -275,12 +282,16 @@ def test_the_configmap_holds_a_manifest_the_server_accepts(overlay: str, tmp_pat
 @needs_kubectl
 def test_single_node_reaches_a_host_folder_through_a_volume_bound_to_the_claim() -> None:
     docs = rendered("single-node")
-    volume, claim = one(docs, "PersistentVolume"), one(docs, "PersistentVolumeClaim")
-    assert volume["spec"]["hostPath"]["type"] == "Directory"
-    assert volume["spec"]["claimRef"] == {
-        "namespace": claim["metadata"]["namespace"],
-        "name": claim["metadata"]["name"],
-    }
-    assert claim["spec"]["volumeName"] == volume["metadata"]["name"]
-    assert volume["spec"]["accessModes"] == claim["spec"]["accessModes"]
-    assert volume["spec"]["storageClassName"] == claim["spec"]["storageClassName"] == ""
+    volumes = {d["metadata"]["name"]: d for d in docs if d["kind"] == "PersistentVolume"}
+    claims = {d["metadata"]["name"]: d for d in docs if d["kind"] == "PersistentVolumeClaim"}
+    assert set(volumes) == set(claims) == {"corpus-mcp-corpus", "corpus-mcp-indexes"}
+    for name, volume in volumes.items():  # the corpus's folder, the indexes' folder
+        claim = claims[name]
+        assert volume["spec"]["hostPath"]["type"] == "Directory"
+        assert volume["spec"]["claimRef"] == {
+            "namespace": claim["metadata"]["namespace"],
+            "name": claim["metadata"]["name"],
+        }
+        assert claim["spec"]["volumeName"] == volume["metadata"]["name"]
+        assert volume["spec"]["accessModes"] == claim["spec"]["accessModes"]
+        assert volume["spec"]["storageClassName"] == claim["spec"]["storageClassName"] == ""

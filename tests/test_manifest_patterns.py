@@ -336,7 +336,7 @@ def test_list_and_validate_show_the_file_each_pattern_chose(tmp_path: Path) -> N
     assert listed.code == 0, listed.stderr
     rows = {line.split()[0]: line.split() for line in listed.stdout.splitlines()[3:6]}
     assert rows["wikipedia"][:5] == ["wikipedia", "mediawiki", "yes", WIKIPEDIA, chosen]
-    assert rows["later"][3:] == ["later/later_*.zim", "-", "missing"]
+    assert rows["later"][3:] == ["later/later_*.zim", "-", "missing", "-"]
     assert "later: later/later_*.zim matches no archive" in listed.stdout
     assert "wikipedia: " not in listed.stdout  # its pattern chose: the table says which
 

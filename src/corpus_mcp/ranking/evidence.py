@@ -184,7 +184,7 @@ def score(query: str, words: Sequence[Word], evidence: Evidence) -> Scored:
     title, contained, exact = _titles(
         query, _topical(words, evidence), evidence.titles, topical_total
     )
-    symbol = evidence.symbol * _share(words, stem_set(evidence.symbol_text), total_weight) ** 2
+    symbol = evidence.symbol * _share(words, _whole(evidence.symbol_text), total_weight) ** 2
     parts = {
         "body": WEIGHT_BODY * body,
         "title": WEIGHT_TITLE * title,
@@ -198,6 +198,14 @@ def score(query: str, words: Sequence[Word], evidence: Evidence) -> Scored:
         "question": WEIGHT_QUESTION * title * float(evidence.thread and _asks(query)),
     }
     return Scored(total=round(sum(parts.values()), 9), **parts)
+
+
+@functools.lru_cache(maxsize=4096)
+def _whole(text: str) -> frozenset[str]:
+    """The stems of ``text``'s tokens taken whole: a question's words that name a symbol
+    are its name, not words that share a stem with one of its parts ("templates" beside
+    ``render_template``)."""
+    return frozenset(stem(token) for token in query_terms(text))
 
 
 def _here(words: Sequence[Word], evidence: Evidence) -> list[Word]:

@@ -20,7 +20,7 @@ from typing import Final
 
 import msgspec
 
-from corpus_mcp.document import Document, Kind, Passage, Role, Section
+from corpus_mcp.document import Document, Kind, Passage, Role, Section, walk
 from corpus_mcp.ranking.query import is_identifier
 from corpus_mcp.sections.analysis import names_of
 
@@ -93,6 +93,7 @@ def records(document: Document, names: NamesByAnchor | None = None) -> list[Sect
     flags = tuple(f for f in DOCUMENT_FLAGS if document.metadata.get(f) == "true")
     heading = document.metadata.get("heading", "")
     titles = " ".join(dict.fromkeys(t for t in (document.title, heading) if t))
+    keys = _key_sections(document)
     out: list[SectionRecord] = []
     for order, (section, chain) in enumerate(_walk(document.sections, ())):
         if section.reference:
@@ -112,7 +113,7 @@ def records(document: Document, names: NamesByAnchor | None = None) -> list[Sect
             chain=chain,
             metadata=_kept(section.metadata),
             flags=flags,
-            key=section.id in {"", "accepted-answer"},
+            key=section.id in keys,
         )
         out.append(
             SectionRecord(
@@ -148,6 +149,19 @@ def redirect_record(
         redirect=title,
     )
     return SectionRecord(stored=stored, body="", titles=title, headings="", names=())
+
+
+def _key_sections(document: Document) -> set[str]:
+    """The ids of the sections search reads with any of a document's: its lead and, in a
+    thread, the answer hints name first (the accepted one, else the first listed)."""
+    keys = {""}
+    if document.kind == "thread":
+        ids = [s.id for s in walk(document.sections)]
+        answers = [i for i in ids if i == "accepted-answer"] or [
+            i for i in ids if i.startswith("answer-")
+        ]
+        keys.update(answers[:1])
+    return keys
 
 
 def _walk(

@@ -49,7 +49,7 @@ from corpus_mcp.zim.xapian_pool import DatabasePool, xapian
 
 #: The shape of what is stored: fields, terms, records. A file of another format is
 #: stale and rebuilt, never read.
-INDEX_FORMAT: Final = 3
+INDEX_FORMAT: Final = 4
 #: The metadata key holding :class:`IndexMeta` (JSON).
 META_KEY: Final = "corpus-mcp"
 #: A shard's metadata: which chunks it holds (a bitmap), and their pages and sections.
