@@ -25,7 +25,7 @@ from corpus_mcp.sections.catalog import (
     IndexState,
     staleness,
 )
-from corpus_mcp.sections.manager import retry_delay
+from corpus_mcp.sections.manager import IndexManager, Target, retry_delay
 from corpus_mcp.sections.records import partial_document, records
 from corpus_mcp.sections.store import INDEX_FORMAT, IndexMeta
 
@@ -293,3 +293,16 @@ def test_state_phrases() -> None:
     assert IndexState(state="ready", sections=1234).describe() == "ready (1,234 sections)"
     assert IndexState(state="off", reason="INDEX=off").describe() == "off (INDEX=off)"
     assert IndexState(state="missing").describe() == "missing"
+
+
+def test_nothing_is_built_while_another_process_builds(tmp_path: Path) -> None:
+    manager = IndexManager(tmp_path)
+    target = Target(
+        library="lib", archive="/x.zim", uuid="u", size=1, adapter="devdocs", adapter_version=2
+    )
+    assert manager.next_to_build([target]) == target
+    with IndexFolder(tmp_path).build_lock(wait=False) as held:
+        assert held
+        assert manager.next_to_build([target]) is None
+    assert IndexManager(None).next_to_build([target]) is None  # INDEX=off
+    assert IndexManager(None).state(target) == IndexState(state="off", reason="INDEX=off")

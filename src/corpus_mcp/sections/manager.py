@@ -143,7 +143,10 @@ class IndexManager:
     def next_to_build(self, targets: Sequence[Target]) -> Target | None:
         """The smallest archive whose index is missing or stale, or failed long enough
         ago to be tried again (None: nothing to build now)."""
-        if self.folder is None or self.unusable() is not None:
+        if self.folder is None or self.unusable() is not None or self.folder.building():
+            # Another process builds now (a serving process, a replica, corpus-mcp
+            # index): starting a child only for it to find the lock taken costs a
+            # Python start every few seconds.
             return None
         now = time.time()
         for target in sorted(targets, key=lambda t: (t.size, t.library)):
