@@ -395,3 +395,59 @@ def test_real_scraper_archives_are_indexed_and_their_identifiers_found(tmp_path:
     threads = open_index(tmp_path, unix, "stackexchange")
     hit = threads.search(threads.analyser.question("replace a string in many files with sed"), 5, 3)
     assert hit and hit[0].section.path.startswith("questions/")
+
+
+# -- the build child and the progress bar -----------------------------------------------------
+
+
+def test_the_build_child_refuses_bad_arguments_and_a_held_lock(
+    demo_archives: dict[str, Path], tmp_path: Path
+) -> None:
+    from corpus_mcp.sections.build import main  # noqa: PLC0415
+
+    assert main(["too", "few"]) == 2
+    archive = str(demo_archives["math"])
+    assert main([archive, "stackexchange", str(tmp_path), "math", "fastest"]) == 2
+    with IndexFolder(tmp_path).build_lock(wait=False):
+        assert main([archive, "stackexchange", str(tmp_path), "math", "normal"]) == 3
+    assert main([str(tmp_path / "none.zim"), "stackexchange", str(tmp_path), "x", "normal"]) == 1
+
+
+@pytest.mark.parametrize("priority", ["idle", "low"])
+def test_a_background_build_runs_at_a_lower_priority(priority: str) -> None:
+    probe = (
+        "import os, sys; from corpus_mcp.sections.build import lower_priority; "
+        f"lower_priority({priority!r}); "
+        "print(os.nice(0), os.sched_getscheduler(0) == os.SCHED_IDLE)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    niceness, idle = done.stdout.split()
+    assert int(niceness) == 19
+    assert idle == ("True" if priority == "idle" else "False")
+
+
+def test_the_progress_bar_says_pages_rate_and_eta() -> None:
+    import io  # noqa: PLC0415
+
+    from corpus_mcp.sections.catalog import BuildProgress  # noqa: PLC0415
+    from corpus_mcp.sections.command import ProgressBar  # noqa: PLC0415
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Terminal()
+    bar = ProgressBar(stream, "Wiki")
+    start = BuildProgress(
+        pid=1, entries_done=100, entries_total=1000, pages=80, sections=200, updated=0.0
+    )
+    bar.show(start, 0.0)  # a resumed build: 100 entries done before this run
+    later = msgspec.structs.replace(start, entries_done=550, pages=480)
+    line = bar.line(later, 10.0)
+    assert line.startswith("Wiki [=============>          ]")
+    assert "55%" in line and "480 pages" in line and "40.0 pages/s" in line
+    assert line.endswith("ETA 0:00:10")  # 450 entries in 10 s, 450 to go
+    bar.show(later, 10.0)
+    assert bar.pages_before == 80
+    bar.close()
+    assert stream.getvalue().endswith("\r")
