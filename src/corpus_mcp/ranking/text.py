@@ -58,9 +58,6 @@ GENERIC_WORDS = word_set(
 # ``++`` or ``#`` (``c++``, ``c#``). ``\w`` keeps underscores, so ``__init__`` is one token.
 TOKEN = re.compile(r"\w+(?:(?:::|[.\-'])\w+)*(?:\+\+|#(?!\w))?")
 JOINER = re.compile(r"::|[.\-]")
-#: Where an identifier's parts meet, for matching it by its words: the joiners, and
-#: underscores inside it (``value_counts`` by "value" and "counts"; ``__init__`` stays).
-PARTS = re.compile(r"::|[.\-]|(?<=[^\W_])_+(?=[^\W_])")
 APOSTROPHES = str.maketrans({"’": "'", "ʼ": "'", "‘": "'"})
 
 # -- query terms ------------------------------------------------------------------------
@@ -138,7 +135,7 @@ def stems_of(term: str) -> tuple[str, ...]:
     collector stops tracking a tuple of strings (never a set), so a full collection does
     not walk them (measured after the kit's questions: 15-26 ms a full collection with
     frozensets, 7 ms without). They hold one to a few stems: looking through is as fast."""
-    parts = [part for part in PARTS.split(term) if part]
+    parts = [part for part in JOINER.split(term) if part]
     roots = [stem(term), *(stem(part) for part in parts)] if len(parts) > 1 else [stem(term)]
     if len(term) >= 5 and term.endswith("age") and term.isalpha():
         roots.append(stem(term[:-3] + "e"))
@@ -150,7 +147,7 @@ def term_stems(term: str) -> tuple[str, tuple[str, ...]]:
     """A term's stem and, for a joined identifier (``unique_together``), its parts'
     stems (else none): what a query word is matched by, worked out once per word rather
     than once per section or passage it is compared with."""
-    parts = [part for part in PARTS.split(term) if part]
+    parts = [part for part in JOINER.split(term) if part]
     return stem(term), (tuple(stem(part) for part in parts) if len(parts) > 1 else ())
 
 

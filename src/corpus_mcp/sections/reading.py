@@ -22,7 +22,7 @@ from corpus_mcp.sections.store import SectionIndex
 
 #: The sections of one document a question reads at most (besides its key sections):
 #: the best ones decide its passage and heading evidence, its hints and its snippet.
-SECTIONS_READ: Final = 8
+SECTIONS_READ: Final = 16
 
 
 def read_documents(
