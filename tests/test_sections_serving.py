@@ -176,3 +176,50 @@ def test_a_real_server_builds_shows_and_serves_its_indexes(
         assert 'corpus_mcp_section_index_sections{library="math"} 30.0' in exposition
         server.wait_for_log("library math: searching its section index from now on")
         assert "building its section index in the background" in server.stderr
+
+
+async def test_an_unusable_index_folder_means_serving_without_indexes(
+    demo_corpus: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A folder that cannot be written (here: a path under a file, which even root
+    cannot create) is said once; every library is searched as without an index."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    settings = indexed_settings(demo_corpus, blocker / "indexes")
+    async with open_corpus(settings, load_manifest(demo_corpus, demo_corpus.parent)) as corpus:
+        await eventually(
+            "the folder's problem said",
+            lambda: "serving without new ones" in caplog.text,
+        )
+        states = corpus.index_states()
+        assert {s.state for s in states.values()} == {"failed"}
+        assert all("cannot be created" in (s.reason or "") for s in states.values())
+        found = await corpus.search("str.join", 5)
+        assert found.results and not found.partial
+        await trio.sleep(0.5)  # a few more checks: said once, not on each
+    assert caplog.text.count("serving without new ones") == 1
+
+
+def test_validate_says_an_index_folder_cannot_be_used(demo_corpus: Path, tmp_path: Path) -> None:
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    environ = {
+        **os.environ,
+        "CORPUS_ROOT": str(demo_corpus.parent),
+        "CORPUS_CONFIG": str(demo_corpus),
+        "INDEX": "auto",
+        "CORPUS_INDEX_DIR": str(blocker / "indexes"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "corpus_mcp", "validate"],
+        env=environ,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "warning: section indexes: the index folder" in done.stdout
+    assert "cannot be created" in done.stdout and "served without them" in done.stdout
