@@ -51,9 +51,7 @@ async def stuck_library(
     counts = Counter(uuid for documents in plan.reads.values() for uuid, _path in documents)
     if counts:
         uuid = counts.most_common(1)[0][0]
-        reading = [
-            q for q, documents in plan.reads.items() if any(u == uuid for u, _ in documents)
-        ]
+        reading = [q for q, documents in plan.reads.items() if any(u == uuid for u, _ in documents)]
     else:  # searched by section indexes, no page is read: the largest archive, every question
         uuid = max(readers, key=lambda r: r.info.entry_count).info.uuid
         reading = list(corpus.queries)
