@@ -32,7 +32,7 @@ import Stemmer
 from corpus_mcp.adapters import symbol_key
 from corpus_mcp.languages import stemmer_name
 from corpus_mcp.ranking.query import is_identifier, query_words, symbol_candidates
-from corpus_mcp.ranking.text import APOSTROPHES, TOKEN
+from corpus_mcp.ranking.text import APOSTROPHES, STOP_WORDS, TOKEN
 
 #: Field prefixes (Xapian's convention: upper-case letters before the term).
 BODY: Final = ""
@@ -92,15 +92,21 @@ class Analyser(msgspec.Struct, frozen=True):
         its camelCase words (see the module docstring). ``token`` keeps its case."""
         return _token_terms(self.algorithm, token)
 
-    def term_counts(self, text: str) -> dict[str, int]:
-        """How often each term occurs in ``text`` (a token's terms once per use).
+    def term_counts(self, text: str, *, stop_words: bool = True) -> dict[str, int]:
+        """How often each term occurs in ``text`` (a token's terms once per use); without
+        ``stop_words``, the language's stop words are left out (English: a question's
+        informative words are never stop words, and their postings were a third of a
+        text field's).
 
         Tokens are counted first (in C), then each distinct one is turned into terms
         (memoised): a page's text repeats its words, and turning them one by one was
         most of what indexing a page cost."""
         counts: dict[str, int] = {}
         algorithm = self.algorithm
+        skipped = STOP_WORDS if not stop_words and algorithm == "english" else frozenset()
         for token, uses in Counter(TOKEN.findall(text.translate(APOSTROPHES))).items():
+            if skipped and token.lower() in skipped:
+                continue
             for term in _token_terms(algorithm, token):
                 counts[term] = counts.get(term, 0) + uses
         return counts

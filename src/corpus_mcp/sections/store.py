@@ -163,7 +163,7 @@ class ShardWriter:
             (HEADINGS, record.headings),
             (NAMES, " ".join(record.names)),
         ):
-            for term, uses in analyser.term_counts(text).items():
+            for term, uses in analyser.term_counts(text, stop_words=prefix != BODY).items():
                 document.add_term((prefix + term).encode(), uses)
         for name in record.names:
             for key in identifier_keys(name):
