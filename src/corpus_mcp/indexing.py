@@ -139,11 +139,6 @@ class Indexing:
                 # the folder says when to look again.
                 await trio.sleep(self._interval)
 
-    def open_ready(self, library: Indexed) -> None:
-        """At startup (blocking: from a thread): the library's index if it is ready."""
-        if self.manager.enabled:
-            library.sections = self.manager.open(target_of(library))
-
     async def reopen(self, library: Indexed) -> None:
         """After the library's archive was replaced: the old file's index is never
         searched again; the new one's is, once ready (built if missing)."""

@@ -140,8 +140,10 @@ def _check_response(
             'Invalid Request: "method" is missing (a request needs "jsonrpc", "id" and "method")',
             answer_id,
         )
-    # An error response may carry a null id (it answers a request that had none).
-    if not has_id or not (_valid_id(request_id) or (request_id is None and "error" in message)):
+    # An error response may carry a null id (it answers a request that had none); a
+    # result never does, even beside an "error" key, which then goes unread.
+    is_error = "result" not in message
+    if not has_id or not (_valid_id(request_id) or (request_id is None and is_error)):
         return EnvelopeError(
             INVALID_REQUEST,
             f'Invalid Request: a response\'s "id" must be a string or an integer, not '
