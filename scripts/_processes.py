@@ -141,12 +141,17 @@ def corpus_server(
     command: Sequence[str] = SERVE,
     root: Path | None = None,
     log: Path | None = None,
+    *,
+    prebuild: bool = True,
 ) -> Iterator[Served]:
     """``corpus-mcp serve`` over the corpus at ``manifest`` (CORPUS_ROOT is ``root``,
     else the manifest's folder) with default settings plus ``env``, ready once
     ``/healthz`` answers 200; its output goes to ``log`` when given (kept, for the
-    caller to read while it runs), else to a scratch file."""
-    ensure_indexes(manifest, root, env or {})
+    caller to read while it runs), else to a scratch file. Its missing section indexes
+    are built first unless ``prebuild`` is false (the server then builds them in the
+    background, as a fresh deployment does)."""
+    if prebuild:
+        ensure_indexes(manifest, root, env or {})
     port = free_port()
     environ = {
         **os.environ,

@@ -15,10 +15,14 @@ itself died, else 0. The server's log is kept (its path is printed).
 
 Any corpus works: ``--root`` (and ``--config``, default ROOT/corpus.toml), such as a
 generated Wikipedia-like archive; by default the development kit's corpus at
-``~/.cache/corpus-dev/corpus`` when it was built, else the demo corpus.
+``~/.cache/corpus-dev/corpus`` when it was built, else the demo corpus. The corpus's
+missing section indexes are built before the server starts, unless
+``--build-in-background``: then the server builds them at its background priority while
+the clients run, and switches to each once it is complete, as a fresh deployment does.
 
 Usage: make soak [SOAK_ARGS="--duration 60"]
        python scripts/soak.py [--root DIR] [--config FILE] [--duration 1800] [--clients 16]
+           [--build-in-background]
 """
 
 from __future__ import annotations
@@ -246,6 +250,12 @@ def main() -> int:
         "--titles", type=int, default=TITLES_PER_LIBRARY, help="titles taken per library"
     )
     parser.add_argument(
+        "--build-in-background",
+        action="store_true",
+        help="no section index built first: the server builds its missing ones while "
+        "the clients run (a fresh deployment)",
+    )
+    parser.add_argument(
         "--sample-every", type=float, default=0.0, help="seconds between memory readings"
     )
     args = parser.parse_args()
@@ -264,7 +274,9 @@ def main() -> int:
     log_path.parent.mkdir(parents=True, exist_ok=True)
     env = {"WORKERS": args.workers, "LOG_LEVEL": "warning", "LOG_FORMAT": "text"}
     try:
-        with corpus_server(config, env, root=root, log=log_path) as server:
+        with corpus_server(
+            config, env, root=root, log=log_path, prebuild=not args.build_in_background
+        ) as server:
             return trio.run(soak, args, server, bases, log_path)
     except ServerFailed as failure:
         print(f"the server did not start: {failure}", file=sys.stderr)
