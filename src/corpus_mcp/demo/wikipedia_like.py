@@ -32,7 +32,8 @@ redirect plan are held. libzim's zstd compression and Xapian indexing take most 
 build. Measured on the shared 2-core machine (other work running, so the rate varied
 by half): 10,000 articles (14,150 entries, 112 MB of HTML, 28 MB archive) in 77-149 s;
 200,000 articles (271,133 entries, 2.2 GB of HTML, 549 MB archive: 188 MB full-text and
-44 MB title index) in 1,893 s, 106 articles/s, 760 MB peak RSS.
+44 MB title index) in 1,893 s (106 articles/s, 760 MB peak RSS),
+3,578 s beside a test suite and benchmarks (56 articles/s).
 
 ``python -m corpus_mcp.demo.wikipedia_like OUT --articles N`` writes the archive and a
 ``corpus.toml`` (library ``Wikipedia-Large``) into OUT.
