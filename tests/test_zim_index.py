@@ -607,9 +607,10 @@ def test_threads_stemming_at_once_get_the_stems_one_thread_gets(
 
 
 def xapian_objects(value: object) -> list[str]:
-    """Names of the Xapian objects among ``value``'s items (``value`` a frame's locals)."""
-    assert isinstance(value, dict)
-    return [name for name, item in value.items() if type(item).__module__.startswith("xapian")]
+    """Names of the Xapian objects among ``value``'s items (``value`` a frame's locals: a
+    dict, or on Python 3.13+ a write-through proxy of them, PEP 667)."""
+    items = dict(value)  # type: ignore[call-overload]
+    return [name for name, item in items.items() if type(item).__module__.startswith("xapian")]
 
 
 def test_a_xapian_object_cannot_leave_its_borrow(pool: DatabasePool) -> None:

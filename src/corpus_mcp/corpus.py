@@ -519,6 +519,11 @@ class Corpus:
             except ArchiveStuck:
                 metrics.library_failed(library.name, "stuck")
                 failed.append(library.name)
+            except EntryNotFound:
+                # Found in the archive the library served a moment ago, gone from the one
+                # that replaced it (an update by rename, under load): that hit is no
+                # result, and the library is as sound as before.
+                log.debug("search: a result from %s left with its old archive", library.name)
             except Exception as exc:
                 log.warning(
                     "search: reading a result from %s failed: %s",
