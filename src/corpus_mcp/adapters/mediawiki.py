@@ -17,11 +17,9 @@ title (the document title is on the Document) and level 1, ``h2`` sections level
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Callable, Iterator
 from typing import cast
-from urllib.parse import unquote
 
 import lxml.etree
 import msgspec
@@ -29,6 +27,7 @@ from lxml.html import HtmlElement
 
 from corpus_mcp.adapters.base import AdapterDefaults, Landing
 from corpus_mcp.adapters.links import LinkResolver, web_url
+from corpus_mcp.adapters.stubs import refresh_landing
 from corpus_mcp.cleaning import (
     Rendered,
     Rendering,
@@ -48,13 +47,6 @@ _ASSET_PREFIXES = (
     "I/", "-/", "M/", "X/",
 )  # fmt: skip
 _HTDIG = re.compile(rb"<!--\s*htdig_noindex\s*-->.*?<!--\s*/htdig_noindex\s*-->", re.DOTALL)
-_STUB_MAX_BYTES = 8192
-# A quoted URL runs to the last quote of the attribute: mwoffliner does not escape a quote
-# inside it (``URL='./Talkin'_Blues#Death'``).
-_REFRESH_URL = re.compile(
-    r"""url\s*=\s*(?:(?P<quote>['"])(?P<quoted>.*)(?P=quote)|(?P<bare>[^\s'"]*))""",
-    re.IGNORECASE,
-)
 _HEADING_TAGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _LEAD_PSEUDO_IDS = frozenset({"title_0"})
 _TITLE_H1_CLASSES = frozenset({"firstHeading", "page-header", "pcs-edit-section-title"})
@@ -162,20 +154,9 @@ class MediaWikiAdapter(AdapterDefaults):
 
     def stub_landing(self, path: str, html: bytes) -> Landing | None:
         """Where an mwoffliner fragment-redirect stub (``html_redirect.html``) lands."""
-        if len(html) > _STUB_MAX_BYTES or b"mw-content-text" in html:
+        if b"mw-content-text" in html:
             return None
-        lowered = html.lower()
-        if b"http-equiv" not in lowered or b"refresh" not in lowered:
-            return None
-        root = parse_html(html)
-        for meta in root.iter("meta"):
-            if (meta.get("http-equiv") or "").strip().lower() != "refresh":
-                continue
-            match = _REFRESH_URL.search(meta.get("content") or "")
-            url = (match.group("quoted") or match.group("bare") or "").strip() if match else ""
-            if url:
-                return _resolve_landing(path, url)
-        return None
+        return refresh_landing(path, html)
 
     @xml_safe_retry
     def parse(
@@ -256,18 +237,6 @@ def _source_url(root: HtmlElement, html: bytes) -> str:
             return web_url("https:" + href if href.startswith("//") else href)
     found = _ISSUED_FROM.search(html)
     return web_url(found.group(1).decode("utf-8", "replace")) if found else ""
-
-
-def _resolve_landing(stub_path: str, url: str) -> Landing:
-    target, _, fragment = url.partition("#")
-    target = unquote(target.split("?", 1)[0])
-    base = posixpath.dirname(stub_path)
-    if target:
-        joined = posixpath.normpath(posixpath.join("/" + base, target)).lstrip("/")
-    else:
-        joined = stub_path
-    section = unquote(fragment).replace(" ", "_") if fragment else None
-    return Landing(path=joined, section=section or None)
 
 
 # -- page-level ------------------------------------------------------------------------------
