@@ -101,7 +101,7 @@ class HtmlAdapter(AdapterDefaults):
         rendering = Rendering(links=LinkResolver(library, path, serves=self.serves), view=view)
         rendering.prepare(page, html)
         h1 = next(iter(elements(page, ".//h1")), None)
-        heading = visible_text(h1) if h1 is not None else visible_text(named) if named else ""
+        heading = visible_text(h1) if h1 is not None else visible_text(named) if named is not None else ""
         if heading:
             metadata["heading"] = heading
             document_title = heading
