@@ -94,14 +94,14 @@ class HtmlAdapter(AdapterDefaults):
         if body is None:
             body = root
         drop_chrome(body)
-        # MediaWiki's title is above its content; Sphinx's inside it.
-        named = _first_heading(body)
-        page = main_content(body)
+        page = main_content(body, html)
         _name_headings(page)
         rendering = Rendering(links=LinkResolver(library, path, serves=self.serves), view=view)
         rendering.prepare(page, html)
-        h1 = next(iter(elements(page, ".//h1")), None)
-        heading = visible_text(h1) if h1 is not None else visible_text(named) if named is not None else ""
+        h1 = next(page.iter("h1"), None)
+        # Sphinx's title is inside its content, MediaWiki's above it.
+        named = h1 if h1 is not None else _first_heading(body, html)
+        heading = visible_text(named) if named is not None else ""
         if heading:
             metadata["heading"] = heading
             document_title = heading
@@ -176,8 +176,10 @@ def _kind(root: HtmlElement) -> Kind:
     return "article"
 
 
-def _first_heading(body: HtmlElement) -> HtmlElement | None:
+def _first_heading(body: HtmlElement, html: bytes) -> HtmlElement | None:
     """MediaWiki's ``h1#firstHeading`` (outside its content), if the page has one."""
+    if b"firstHeading" not in html:
+        return None
     found = elements(body, ".//h1[@id='firstHeading']")
     return found[0] if found and visible_text(found[0]) else None
 

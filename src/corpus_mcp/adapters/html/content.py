@@ -24,6 +24,8 @@ from typing import Final, cast
 import lxml.etree
 from lxml.html import HtmlElement
 
+from corpus_mcp.cleaning import xpath_has_class as _has_class
+
 __all__ = ["drop_chrome", "main_content", "text_size"]
 
 # Never content, whatever their place: the renderer skips them too, but they would
@@ -64,14 +66,16 @@ _CHROME_CLASS_PARTS: Final = ("sidebar", "cookie", "breadcrumb", "navbox")
 # Landmarks a page's own title may sit in: a header inside them is the article's.
 _CONTENT_LANDMARKS: Final = ("main", "article")
 
+# (what the page's bytes hold if it has the marker, the marker): a full-tree XPath costs
+# milliseconds on a large page, the byte scan microseconds.
+_MAIN_ROLE: Final = (b'role="main"', b"role='main'", b"role=main")
 _MARKERS: Final = (
-    "//*[@id='mw-content-text']",
-    "//div[contains(concat(' ', normalize-space(@class), ' '), ' body ')][@role='main']",
-    "//div[contains(concat(' ', normalize-space(@class), ' '), ' documentwrapper ')]"
-    "//div[contains(concat(' ', normalize-space(@class), ' '), ' body ')]",
-    "//*[contains(concat(' ', normalize-space(@class), ' '), ' entry-content ')]",
-    "//main",
-    "//*[@role='main']",
+    ((b"mw-content-text",), "//*[@id='mw-content-text']"),
+    (_MAIN_ROLE, f"//div[{_has_class('body')}][@role='main']"),
+    ((b"documentwrapper",), f"//div[{_has_class('documentwrapper')}]//div[{_has_class('body')}]"),
+    ((b"entry-content",), f"//*[{_has_class('entry-content')}]"),
+    ((b"<main",), "//main"),
+    (_MAIN_ROLE, "//*[@role='main']"),
 )
 #: A marked element must hold this share of the body's text to be the content (a
 #: ``main`` holding a search box is not).
@@ -85,6 +89,7 @@ _HEADINGS: Final = lxml.etree.XPath("descendant-or-self::*[self::h1 or self::h2 
 _CLASSES: Final = lxml.etree.XPath("descendant::*/@class")
 _IDS: Final = lxml.etree.XPath("descendant::*/@id")
 _ROLES: Final = lxml.etree.XPath("descendant::*/@role")
+_TEXT_SIZE: Final = lxml.etree.XPath("string-length(normalize-space())")
 
 
 def _owners(xpath: lxml.etree.XPath, node: HtmlElement, chrome: set[str]) -> list[HtmlElement]:
@@ -131,19 +136,23 @@ def drop_chrome(body: HtmlElement) -> int:
 
 def text_size(node: HtmlElement) -> int:
     """Characters of text below ``node``, whitespace runs counted once (chrome and
-    scripts are gone by now, so this is what a reader sees)."""
-    return len(" ".join(node.text_content().split()))
+    scripts are gone by now, so this is what a reader sees). In libxml2: on a 700 KB
+    book, joining the split text in Python took 5x longer."""
+    return int(cast(float, _TEXT_SIZE(node)))
 
 
-def main_content(body: HtmlElement) -> HtmlElement:
+def main_content(body: HtmlElement, html: bytes | None = None) -> HtmlElement:
     """The element holding the page's main content (``body`` itself failing all else),
-    ``body`` already without its chrome (:func:`drop_chrome`)."""
+    ``body`` already without its chrome (:func:`drop_chrome`); ``html``, the page's
+    bytes, spares looking for markers they do not hold."""
     whole = text_size(body)
-    for xpath in _MARKERS:
+    for needles, xpath in _MARKERS:
+        if html is not None and not any(needle in html for needle in needles):
+            continue
         found = [item for item in body.xpath(xpath) if isinstance(item, HtmlElement)]
         if found and text_size(found[0]) >= MARKER_SHARE * whole:
             return found[0]
-    articles = list(body.iter("article"))
+    articles = list(body.iter("article")) if html is None or b"<article" in html else []
     if len(articles) == 1 and text_size(articles[0]) >= MARKER_SHARE * whole:
         return articles[0]
     return _densest(body, whole)
