@@ -436,3 +436,25 @@ async def test_real_index_links_fetch(python: Corpus) -> None:
     assert refs.encode("Python", "docs.python.org/3.11/tutorial/index.html") in links
     for link in sorted(links):
         assert (await python.fetch(link, None)).sections, link
+
+
+def test_headings_in_list_items_open_sections_with_the_items_ids() -> None:
+    html = (
+        b"<body><main><p>Intro text of the guide, long enough to be the content.</p>"
+        b"<ol class='steps'><li id='s1'><div class='step'><div><h2>Step 1</h2></div>"
+        b"<ul><li>Hold the cup.</li></ul></div></li>"
+        b"<li id='s2'><div class='step'><h2>Step 2</h2><p>Wipe it.</p></div></li></ol>"
+        b"<div id='author-container'><h3>Author</h3><p>Someone</p></div>"
+        b"<div id='guide-comments-container'><h3>0 comments</h3></div></main></body>"
+    )
+    doc = ADAPTER.parse("Guide/1", "Guide", html, "Demo")
+    assert _ids(doc) == ["", "s1", "s2"]
+    assert "Hold the cup." in doc.sections[1].content
+    assert "Someone" not in _text(doc) and "comments" not in _text(doc)
+
+
+def test_a_wrapper_with_text_before_its_heading_keeps_its_id() -> None:
+    html = b"<body><main><div id='w'>Text<div><h2>Title</h2><p>x</p></div></div></main></body>"
+    doc = ADAPTER.parse("p.html", "P", html, "Demo")
+    assert _ids(doc) == ["", "title"]
+    assert "w" in doc.sections[0].anchors

@@ -22,14 +22,14 @@ from corpus_mcp.adapters.entries import INDEX_TARGET_ID, split_entries, unique_i
 from corpus_mcp.cleaning import Rendering, make_element, visible_text
 from corpus_mcp.document import Section
 
-__all__ = ["Block", "build_sections", "elements", "flatten", "without_local_toc"]
+__all__ = ["WRAPPER_TAGS", "Block", "build_sections", "elements", "flatten", "without_local_toc"]
 
 HEADING_TAGS: Final = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 # Block wrappers that are unwrapped when they hold a heading; a heading inside a table or
 # a definition list stays part of that content.
 # rustdoc's ``summary`` holds a method's ``section[id] > h4`` (DevDocs unwraps the
 # ``details`` around it but keeps the ``summary``): unwrapped too, so a method is a section.
-_WRAPPER_TAGS: Final = frozenset(
+WRAPPER_TAGS: Final = frozenset(
     {"section", "div", "article", "main", "header", "body", "aside", "summary", "details"}
 )
 _SLUG_JUNK: Final = re.compile(r"[^\w]+")
@@ -73,7 +73,12 @@ class _Draft:
     nodes: list[HtmlElement | str] = field(default_factory=list)
 
 
-def flatten(container: HtmlElement, container_id: str | None = None) -> Iterator[Block]:
+def flatten(
+    container: HtmlElement,
+    container_id: str | None = None,
+    *,
+    wrappers: frozenset[str] = WRAPPER_TAGS,
+) -> Iterator[Block]:
     """Walk ``container`` in order, unwrapping every wrapper element that holds a heading.
 
     Nested Sphinx ``section[id]`` wrappers disappear this way. Real Sphinx output puts
@@ -105,8 +110,8 @@ def flatten(container: HtmlElement, container_id: str | None = None) -> Iterator
             inherited = container_id if child is opener else None
             yield Block(heading=child, heading_id=inherited, aliases=tuple(pending))
             pending = []
-        elif child.tag in _WRAPPER_TAGS and _contains_heading(child):
-            yield from flatten(child, child.get("id"))
+        elif child.tag in wrappers and _contains_heading(child):
+            yield from flatten(child, child.get("id"), wrappers=wrappers)
         elif (alias := _lone_target_before_heading(child)) is not None:
             # A label target announcing an unwrapped heading: that heading's alias.
             pending.append(alias)

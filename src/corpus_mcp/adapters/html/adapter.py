@@ -24,7 +24,14 @@ from lxml.html import HtmlElement
 from corpus_mcp.adapters.base import AdapterDefaults, Landing
 from corpus_mcp.adapters.html.content import drop_chrome, main_content
 from corpus_mcp.adapters.links import LinkResolver, web_url
-from corpus_mcp.adapters.outline import Block, build_sections, elements, flatten, without_local_toc
+from corpus_mcp.adapters.outline import (
+    WRAPPER_TAGS,
+    Block,
+    build_sections,
+    elements,
+    flatten,
+    without_local_toc,
+)
 from corpus_mcp.adapters.stubs import refresh_landing
 from corpus_mcp.cleaning import Rendering, parse_html, visible_text, xml_safe_retry
 from corpus_mcp.document import Document, Kind
@@ -47,6 +54,9 @@ _WB_INSERT: Final = b"<!-- WB Insert -->"
 # A page title's site suffix: "Page — Site", "Page | Site", "Page - Site".
 _TITLE_SEPARATORS: Final = (" — ", " | ", " – ", " - ", " · ", " :: ")
 _DOCUMENTATION_GENERATORS: Final = ("sphinx", "docutils", "mkdocs", "doxygen", "javadoc")
+# A heading inside a list item opens a section too (a guide's steps as ``ol > li``):
+# such lists are unwrapped like the block wrappers DevDocs pages have.
+_WRAPPERS: Final = WRAPPER_TAGS | {"ol", "ul", "li"}
 _UNNAMED_HEADINGS: Final = "|".join(f".//h{level}[not(@id)]" for level in range(1, 7))
 
 
@@ -109,7 +119,7 @@ class HtmlAdapter(AdapterDefaults):
         if h1 is not None:
             lead.append(Block(anchor=h1.get("id")))
             h1.drop_tree()  # it titles the lead section; its tail text stays
-        blocks = lead + without_local_toc(list(flatten(page)))
+        blocks = lead + without_local_toc(list(flatten(page, wrappers=_WRAPPERS)))
         sections = build_sections(blocks, document_title, rendering)
         return Document(
             path=path,
@@ -185,10 +195,11 @@ def _first_heading(body: HtmlElement, html: bytes) -> HtmlElement | None:
 
 
 def _name_headings(page: HtmlElement) -> None:
-    """Give each heading the id its generator put inside it (MediaWiki's
-    ``h2 > span.mw-headline[id]``, an ``h2 > a[name]``), and make every ``a[name]`` link
-    target (older pages) an ``id`` target, as the outline reads Sphinx's ``span[id]``
-    labels before a heading."""
+    """Give each heading the id its generator put elsewhere: inside it (MediaWiki's
+    ``h2 > span.mw-headline[id]``, an ``h2 > a[name]``) or on the wrappers it opens
+    (``li#s301 > div.step > div > h2``: the outline gives a wrapper's id to the heading
+    opening it directly only); and make every ``a[name]`` link target (older pages) an
+    ``id`` target, as the outline reads Sphinx's ``span[id]`` labels before a heading."""
     for anchor in elements(page, ".//a[@name][not(@href)][not(@id)]"):
         anchor.set("id", str(anchor.get("name")))
     for heading in elements(page, _UNNAMED_HEADINGS):
@@ -196,3 +207,23 @@ def _name_headings(page: HtmlElement) -> None:
         if named:
             heading.set("id", str(named[0].get("id")))
             del named[0].attrib["id"]
+            continue
+        opened = _wrapper_opened_by(heading)
+        if opened is not None:
+            heading.set("id", str(opened.get("id")))
+            del opened.attrib["id"]
+
+
+def _wrapper_opened_by(heading: HtmlElement) -> HtmlElement | None:
+    """The outermost id'd wrapper whose first content, through wrappers, is ``heading``."""
+    found: HtmlElement | None = None
+    node = heading
+    parent = node.getparent()
+    while parent is not None and parent.tag in _WRAPPERS and parent.tag != "body":
+        first = next((child for child in parent if isinstance(child.tag, str)), None)
+        if first is not node or (parent.text or "").strip():
+            break
+        if parent.get("id"):
+            found = parent
+        node, parent = parent, parent.getparent()
+    return found

@@ -58,11 +58,14 @@ _CHROME_CLASSES: Final = frozenset(
         "site-header", "site-footer", "skip-link", "sharedaddy", "share-buttons",
         "social-share", "comments-area", "comment-respond", "js-comments",
         "comments-container", "related-posts", "footer-stat", "stats-container",
-        "cookie-notice", "cookie-banner", "actionbar-portal",
+        "cookie-notice", "cookie-banner", "actionbar-portal", "author-container",
+        "author-box", "author-bio",
     }
 )  # fmt: skip
 # Class tokens that name chrome wherever they appear in a token ("left-sidebar").
-_CHROME_CLASS_PARTS: Final = ("sidebar", "cookie", "breadcrumb", "navbox")
+_CHROME_CLASS_PARTS: Final = ("sidebar", "cookie", "breadcrumb", "navbox", "comments")
+# And ids: a comment thread, the author's box below a post.
+_CHROME_ID_PARTS: Final = ("sidebar", "cookie", "comments", "author-container", "author-box")
 # Landmarks a page's own title may sit in: a header inside them is the article's.
 _CONTENT_LANDMARKS: Final = ("main", "article")
 
@@ -105,6 +108,13 @@ def _is_chrome_class(value: str) -> bool:
     return any(part in lowered for part in _CHROME_CLASS_PARTS)
 
 
+def _is_chrome_id(value: str) -> bool:
+    if value in _CHROME_IDS:
+        return True
+    lowered = value.lower()
+    return any(part in lowered for part in _CHROME_ID_PARTS)
+
+
 def _in_landmark(node: HtmlElement) -> bool:
     return any(True for _ in node.iterancestors(*_CONTENT_LANDMARKS))
 
@@ -121,7 +131,8 @@ def drop_chrome(body: HtmlElement) -> int:
     doomed += [a for a in body.iterdescendants("aside") if not _kept_aside(a)]
     values = cast("list[lxml.etree._ElementUnicodeResult]", _CLASSES(body))
     doomed += [cast(HtmlElement, v.getparent()) for v in values if _is_chrome_class(v)]
-    doomed += _owners(_IDS, body, set(_CHROME_IDS))
+    ids = cast("list[lxml.etree._ElementUnicodeResult]", _IDS(body))
+    doomed += [cast(HtmlElement, v.getparent()) for v in ids if _is_chrome_id(v)]
     for element in _owners(_ROLES, body, set(_CHROME_ROLES)):
         # A banner inside the article is its own header (title, byline): kept.
         if element.get("role") != "banner" or not _in_landmark(element):
