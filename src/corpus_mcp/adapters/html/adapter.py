@@ -114,7 +114,8 @@ class HtmlAdapter(AdapterDefaults):
         heading = visible_text(named) if named is not None else ""
         if heading:
             metadata["heading"] = heading
-            document_title = heading
+            if heading.casefold() != document_title.casefold():
+                document_title = heading  # else the entry's casing ("Emma", not "EMMA")
         lead: list[Block] = []
         if h1 is not None:
             lead.append(Block(anchor=h1.get("id")))

@@ -6,7 +6,7 @@ semantic markers come first, in the order of how sure they are (MediaWiki's
 ``#mw-content-text``, Sphinx's ``div.body``, WordPress' ``.entry-content``, then
 ``main``, ``[role=main]``, a lone ``article``); a page without any is read by its text:
 from the body down into the child that holds most of the text, as long as nothing its
-siblings hold is a heading.
+siblings hold is a heading or a paragraph.
 
 Chrome is dropped from the whole body first, by what it is (``nav``, ``aside``,
 ``footer``, a ``header`` outside the content, ARIA landmarks other than ``main``) and by
@@ -88,7 +88,11 @@ DESCENT_SHARE: Final = 0.7
 _DESCENT_TAGS: Final = frozenset(
     {"div", "section", "article", "main", "table", "tbody", "tr", "td", "center", "span"}
 )
-_HEADINGS: Final = lxml.etree.XPath("descendant-or-self::*[self::h1 or self::h2 or self::h3]")
+# What makes a sibling of the text's largest holder content too: a heading, a paragraph.
+_CONTENT_BLOCKS: Final = lxml.etree.XPath(
+    "descendant-or-self::*[self::h1 or self::h2 or self::h3 or self::h4"
+    " or (self::p and normalize-space())][1]"
+)
 _CLASSES: Final = lxml.etree.XPath("descendant::*/@class")
 _IDS: Final = lxml.etree.XPath("descendant::*/@id")
 _ROLES: Final = lxml.etree.XPath("descendant::*/@role")
@@ -171,7 +175,8 @@ def main_content(body: HtmlElement, html: bytes | None = None) -> HtmlElement:
 
 def _densest(node: HtmlElement, size: int) -> HtmlElement:
     """Down from ``node`` into the child holding most of its text while that child holds
-    :data:`DESCENT_SHARE` of it and its siblings hold no heading (they would be content)."""
+    :data:`DESCENT_SHARE` of it and its siblings hold no heading and no paragraph (they
+    would be content: a talk's speaker beside its description)."""
     while size:
         children = [child for child in node if isinstance(child.tag, str)]
         sizes = [text_size(child) for child in children]
@@ -181,7 +186,7 @@ def _densest(node: HtmlElement, size: int) -> HtmlElement:
         child = children[best]
         if child.tag not in _DESCENT_TAGS or sizes[best] < DESCENT_SHARE * size:
             return node
-        if any(_HEADINGS(other) for other in children if other is not child):
+        if any(_CONTENT_BLOCKS(other) for other in children if other is not child):
             return node
         node, size = child, sizes[best]
     return node
