@@ -161,7 +161,7 @@ def test_markers_win_when_they_hold_the_text() -> None:
 
 def test_a_marker_without_the_text_is_passed_over() -> None:
     _, found = _body(
-        "<body><main><p>search box</p></main><div id='story'><p>"
+        "<body><main><div>search box</div></main><div id='story'><p>"
         + "word " * 80
         + "</p><p>"
         + "more " * 80
@@ -458,3 +458,13 @@ def test_a_wrapper_with_text_before_its_heading_keeps_its_id() -> None:
     doc = ADAPTER.parse("p.html", "P", html, "Demo")
     assert _ids(doc) == ["", "title"]
     assert "w" in doc.sections[0].anchors
+
+
+def test_descent_stops_where_siblings_hold_paragraphs() -> None:
+    # A talk page: the speaker and date beside a long description are content too.
+    _, found = _body(
+        "<body><div id='content'><p id='speaker'>Lena Moreau</p><div id='descriptions'><p>"
+        + "word " * 100
+        + "</p></div><div id='date'>17 April 2024</div></div></body>"
+    )
+    assert found.get("id") == "content"
