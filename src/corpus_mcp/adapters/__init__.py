@@ -1,5 +1,5 @@
-"""Family adapters: mwoffliner (``mediawiki``), devdocs2zim (``devdocs``) and sotoki
-(``stackexchange``), each turning entries into documents."""
+"""Family adapters: mwoffliner (``mediawiki``), devdocs2zim (``devdocs``), sotoki
+(``stackexchange``) and gutenberg2zim (``gutenberg``), each turning entries into documents."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Final
 
 from corpus_mcp.adapters.base import Adapter, AdapterDefaults, Landing, symbol_key
 from corpus_mcp.adapters.devdocs import DevDocsAdapter
+from corpus_mcp.adapters.gutenberg import GutenbergAdapter
 from corpus_mcp.adapters.mediawiki import MediaWikiAdapter
 from corpus_mcp.adapters.stackexchange import StackExchangeAdapter
 
@@ -14,6 +15,7 @@ ADAPTERS: Final[dict[str, type[Adapter]]] = {
     "mediawiki": MediaWikiAdapter,
     "devdocs": DevDocsAdapter,
     "stackexchange": StackExchangeAdapter,
+    "gutenberg": GutenbergAdapter,
 }
 ADAPTER_NAMES: Final = tuple(ADAPTERS)
 
