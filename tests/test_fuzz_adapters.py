@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from corpus_mcp import assemble
 from corpus_mcp.adapters import ADAPTERS, Adapter, Landing, get_adapter
-from corpus_mcp.demo import DEMO_LIBRARIES
+from corpus_mcp.demo import DEMO_LIBRARIES, gutenberg
 from corpus_mcp.document import Document, Kind, walk
 from corpus_mcp.wire import FetchOutput
 from corpus_mcp.zim.reader import ZimReader
@@ -60,9 +60,11 @@ def _sample(file: Path, adapter_name: str) -> list[Page]:
 
 
 @pytest.fixture(scope="module")
-def pages(demo_corpus: Path) -> list[Page]:
+def pages(demo_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Page]:
     """Real pages of every family: the demo archives, plus ../shared/zims when present."""
     archives = [(demo_corpus.parent / path, adapter) for _, path, adapter in DEMO_LIBRARIES]
+    # Not in the demo corpus yet (init does not recognise the family on this branch).
+    archives.append((gutenberg.build(tmp_path_factory.mktemp("gutenberg") / "g.zim"), "gutenberg"))
     if SHARED_ZIMS.is_dir():
         archives += [(SHARED_ZIMS / file, "mediawiki") for file in REAL_LIBRARIES.values()]
     collected = [page for file, adapter in archives for page in _sample(file, adapter)]
