@@ -8,10 +8,13 @@ a heading of their own).
 
 from __future__ import annotations
 
+import lxml.html
 import pytest
 
 from corpus_mcp.adapters import get_adapter
+from corpus_mcp.adapters.book import book_sections
 from corpus_mcp.adapters.gutenberg import GutenbergAdapter, author_name
+from corpus_mcp.cleaning import Rendering, parse_html
 from corpus_mcp.demo import gutenberg as demo
 from corpus_mcp.document import Document, Section, walk
 from corpus_mcp.zim.reader import ZimReader
@@ -241,3 +244,33 @@ def test_html_lang_when_the_book_names_no_language() -> None:
     html = b'<html lang="de"><body><h2>Kapitel 1</h2><p>Text.</p></body></html>'
     document = ADAPTER.parse("Buch.3", "Buch", html, "G")
     assert document.sections[0].metadata == {"language": "de"}
+
+
+def test_loose_text_after_a_target_links_and_pictures_stay_text() -> None:
+    document = _book(
+        '<h2>X</h2><p>a</p><a id="t"></a>tail text <a href="#x">see</a><a href="#" id="w"></a>'
+        "<h2>Y</h2>"
+        '<p><img src="images/plate.jpg" alt="A plate"/></p>'
+        '<p><a id="t"></a>again</p>',
+        head='<meta name="DC.Creator" content="Doe, Jane">' * 2,
+    )
+    first, second = _by_id(document)["x"], _by_id(document)["y"]
+    assert first.anchors == ["t", "w"]  # an empty link is no target, but its id lands
+    assert first.content == "a\n\ntail text [see](#x)"
+    assert "A plate" in second.content and second.anchors == []  # "t" landed before
+    assert document.title == "A Book by Jane Doe"
+
+
+def test_nodes_that_are_not_elements_are_skipped() -> None:
+    root = parse_html(b"<html><body><h2>X</h2><p>a</p></body></html>")
+    body = root.find("body")
+    assert body is not None
+    body.insert(1, lxml.html.HtmlComment("a note"))
+    (_, section) = book_sections(body, "T", Rendering())
+    assert (section.id, section.content) == ("x", "a")
+
+
+def test_a_cover_page_whose_path_names_no_book() -> None:
+    html = b'<html><body class="pure-skin-gutenberg cover"><div class="bibrec"></div></body></html>'
+    document = ADAPTER.parse("Lost", "Lost", html, "G")
+    assert document.metadata == {"navigation": "true"}
