@@ -13,9 +13,11 @@ from corpus_mcp.adapters import Adapter, get_adapter
 from corpus_mcp.demo import DEMO_LIBRARIES
 from corpus_mcp.demo import wikipedia as demo_wikipedia
 from corpus_mcp.demo._mediawiki import zim_path
+from corpus_mcp.demo.gutenberg import METADATA as GUTENBERG_METADATA
 from corpus_mcp.gather import STUB_MAX_WORDS, Hit, LibraryHits, collect_hits, load_symbols
 from corpus_mcp.zim import ZimReader
 from corpus_mcp.zim.index import available
+from corpus_mcp.zim.writer import Page, write_zim
 
 from .conftest import REAL_LIBRARIES
 
@@ -277,3 +279,26 @@ def test_load_symbols_of_an_archive_without_symbol_index_is_empty(
     adapter: Adapter = get_adapter("mediawiki")
     assert adapter.symbol_index is None
     assert len(load_symbols(demo["wikipedia", "index"], adapter)) == 0
+
+
+@pytest.mark.parametrize("engine", EACH_ENGINE)
+def test_a_hit_on_a_page_standing_for_another_gives_that_one(tmp_path: Path, engine: str) -> None:
+    """gutenberg2zim's cover pages stand for their books (``Adapter.result_for``), by title
+    and by full text; a cover whose book is missing is no hit, never an error."""
+    words = " ".join(["lighthouse keeper"] * 40)
+    skin = '<html><body class="pure-skin-gutenberg cover"><div class="bibrec">'
+    file = write_zim(
+        tmp_path / "covers.zim",
+        pages=[
+            Page(path="Kept.1", title="Kept", content=f"<p>{words}</p>", front=False),
+            Page(path="Kept_cover.1", title="Kept", content=f"{skin}<p>{words}</p></div>"),
+            Page(path="Gone_cover.2", title="Gone", content=f"{skin}<p>{words}</p></div>"),
+        ],
+        metadata=GUTENBERG_METADATA,
+    )
+    reader = open_reader(file, engine)
+    for query in ("Kept", "Gone", "lighthouse keeper"):
+        found = collect(reader, "gutenberg", query)
+        assert {hit.path for hit in [*found.fulltext, *found.title]} <= {"Kept.1"}, query
+    assert paths(collect(reader, "gutenberg", "Kept").title) == ["Kept.1"]
+    assert "Kept.1" in paths(collect(reader, "gutenberg", "lighthouse keeper").fulltext)

@@ -176,7 +176,7 @@ def _indexed_fulltext(
     seen: set[str] = set()
     for found in index.search(parts, want):
         hit: Hit | None
-        if found.length < STUB_MAX_WORDS:
+        if found.length < STUB_MAX_WORDS or adapter.result_for(found.path) != found.path:
             checkpoint()
             hit = _content_hit(reader, adapter, found.path)
         elif adapter.is_content(found.path, "text/html") and not _is_main(
@@ -292,6 +292,11 @@ def _indexed_titles(reader: ZimReader, adapter: Adapter, found: Sequence[TitleHi
     seen: set[str] = set()
     for item in found:
         path = item.target or item.path
+        offered = adapter.result_for(path)
+        if offered != path:
+            if not reader.has_entry(offered):
+                continue
+            path = offered
         if (
             path in seen
             or not adapter.is_content(path, "text/html")
@@ -318,6 +323,9 @@ def _content_hit(
     """
     try:
         landed = land(reader, adapter, raw)
+        offered = adapter.result_for(landed.path)
+        if offered != landed.path:  # a page standing for another: that one is the hit
+            landed = land(reader, adapter, offered)
     except ZimError:  # a dangling or looping entry is not a result, never an error
         return None
     if not adapter.is_content(landed.path, landed.mimetype) or _is_main(

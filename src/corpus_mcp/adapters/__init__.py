@@ -1,6 +1,6 @@
 """Family adapters: mwoffliner (``mediawiki``), devdocs2zim (``devdocs``), sotoki
-(``stackexchange``) and any other HTML archive (``html``), each turning entries into
-documents."""
+(``stackexchange``), gutenberg2zim (``gutenberg``) and any other HTML archive
+(``html``), each turning entries into documents."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Final
 
 from corpus_mcp.adapters.base import Adapter, AdapterDefaults, Landing, symbol_key
 from corpus_mcp.adapters.devdocs import DevDocsAdapter
+from corpus_mcp.adapters.gutenberg import GutenbergAdapter
 from corpus_mcp.adapters.html import HtmlAdapter
 from corpus_mcp.adapters.mediawiki import MediaWikiAdapter
 from corpus_mcp.adapters.stackexchange import StackExchangeAdapter
@@ -17,6 +18,7 @@ ADAPTERS: Final[dict[str, type[Adapter]]] = {
     "devdocs": DevDocsAdapter,
     "stackexchange": StackExchangeAdapter,
     "html": HtmlAdapter,
+    "gutenberg": GutenbergAdapter,
 }
 ADAPTER_NAMES: Final = tuple(ADAPTERS)
 

@@ -59,6 +59,12 @@ class Adapter(Protocol):
         (sotoki ``a/<id>`` -> ``answer-<id>``); None for most paths."""
         ...
 
+    def result_for(self, path: str) -> str:
+        """The document a search hit on ``path`` offers: ``path`` itself, unless the page
+        only introduces another one that holds all it says (gutenberg2zim's cover page,
+        its book). Fetch still reads ``path`` itself."""
+        ...
+
     symbol_index: str | None
     """Path of an entry that maps API symbols to pages and anchors (devdocs2zim's
     ``navbar.json``), or None."""
@@ -107,6 +113,9 @@ class AdapterDefaults(ABC):
 
     def section_for_path(self, requested_path: str) -> str | None:
         return None
+
+    def result_for(self, path: str) -> str:
+        return path
 
     def source_url(self, document: Document, archive_name: str) -> str | None:
         """What the page itself says (DevDocs' attribution link, a canonical link)."""
