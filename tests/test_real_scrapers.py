@@ -65,7 +65,9 @@ def manifest(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 async def corpus(manifest: Path) -> AsyncIterator[Corpus]:
     # A budget no page reaches: these tests read whole documents.
-    settings = settings_for(manifest, PARSE_WORKERS="0", MAX_FETCH_CHARS="10000000")
+    settings = settings_for(
+        manifest, PARSE_WORKERS="0", MAX_FETCH_CHARS="10000000", FETCH_BUDGET_CHARS="10000000"
+    )
     async with open_corpus(settings, load_manifest(manifest, manifest.parent)) as opened:
         yield opened
 
