@@ -18,6 +18,8 @@ from corpus_mcp.folding import (
     fold_sections,
     own_size,
 )
+from corpus_mcp.terminal import render_fetch
+from corpus_mcp.wire import AvailableSection, FetchedSection, FetchOutput
 
 
 def _section(sid: str, level: int, chars: int, *children: Section) -> Section:
@@ -207,3 +209,43 @@ def test_every_section_is_returned_or_listed_once(
         assert omitted.chars == sum(own_size(s) for s in walk([by_id[omitted.id]]))
     assert sum(own_size(s) for s in folded.sections) <= budget * cap_factor
     assert returned, "an answer always holds something"
+
+
+# -- as the terminal shows it ------------------------------------------------------------
+
+
+def _output(sections: list[FetchedSection], listed: list[AvailableSection]) -> FetchOutput:
+    return FetchOutput(
+        ref="corpus://docs/api",
+        library="docs",
+        kind="documentation",
+        title="API",
+        snapshot=None,
+        sections=sections,
+        available_sections=listed,
+        truncated=True,
+    )
+
+
+def test_the_terminal_lists_what_was_left_out_with_its_size() -> None:
+    out = _output(
+        [FetchedSection(id="Cls", title="class Cls", level=3, content="A class.")],
+        [
+            AvailableSection("Cls", "class Cls", 3),
+            AvailableSection("Cls.m0", "m0()", 4, chars=1_234),
+        ],
+    )
+    text = render_fetch(out)
+    assert text.endswith(
+        "---\nother sections (--section ID):\n-     Cls.m0 (m0()) 1,234 chars, left out for size"
+    )
+
+
+def test_the_terminal_says_when_the_one_section_returned_was_cut() -> None:
+    out = _output(
+        [FetchedSection(id="long", title="Long", level=2, content="Text.")],
+        [AvailableSection("long", "Long", 2), AvailableSection("next", "Next", 2)],
+    )
+    assert "cut to the largest answer; other sections (--section ID):\n- next (Next)" in (
+        render_fetch(out)
+    )
