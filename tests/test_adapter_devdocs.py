@@ -318,6 +318,43 @@ def test_title_naming_a_symbol_keeps_the_h1_as_heading(adapter: DevDocsAdapter) 
     assert document.sections[0].title == "std::stoi, std::stol, std::stoll"
 
 
+# A reference page devdocs2zim titles after one of its entries (Flask's API page is
+# "_AppCtxGlobals", after flask.ctx._AppCtxGlobals; PostgreSQL's "Config: <setting>").
+API_PAGE = """
+<section id="api"><h1>API</h1><p>This part covers all the interfaces.</p>
+<dl class="py class">
+<dt class="sig sig-object py" id="flask.ctx._AppCtxGlobals"><em class="property">class </em><span class="sig-prename descclassname">flask.ctx.</span><span class="sig-name descname">_AppCtxGlobals</span></dt>
+<dd><p>A plain object.</p>
+<dl class="py method">
+<dt class="sig sig-object py" id="flask.ctx._AppCtxGlobals.get"><span class="sig-name descname">get</span><span class="sig-paren">(</span><em class="sig-param">name</em><span class="sig-paren">)</span></dt>
+<dd><p>Get an attribute by name.</p></dd></dl></dd></dl>
+<dl class="variablelist"><dt id="GUC-WORK-MEM"><code>work_mem</code> (<code>integer</code>)</dt>
+<dd><p>Sets the base maximum amount of memory.</p></dd></dl>
+</section>
+"""
+
+
+@pytest.mark.parametrize(
+    "title",
+    ["_AppCtxGlobals", "flask.ctx._AppCtxGlobals", "get()", "Config: work_mem", "work_mem"],
+)
+def test_a_page_titled_after_one_of_its_entries_is_titled_by_its_heading(
+    adapter: DevDocsAdapter, title: str
+) -> None:
+    html = devdocs_page(API_PAGE, path="api/index", title=title)
+    for view in (False, True):  # search shows the same title fetch does
+        document = adapter.parse("api/index", title, html, "Library", view=view)
+        assert document.title == "API"
+        assert document.metadata["heading"] == "API"
+
+
+@pytest.mark.parametrize("title", ["Interfaces", "ctx", "GET", "Config: shared_buffers"])
+def test_a_title_naming_no_entry_of_the_page_stays(adapter: DevDocsAdapter, title: str) -> None:
+    # Names are compared as written: "GET" is not the method get (nor "abc" the class ABC).
+    html = devdocs_page(API_PAGE, path="api/index", title=title)
+    assert adapter.parse("api/index", title, html, "Library").title == title
+
+
 def test_missing_page_is_marked_and_empty(adapter: DevDocsAdapter) -> None:
     html = devdocs_page(MISSING_PAGE, path="library/gone", title="gone()")
     document = adapter.parse("library/gone", "gone()", html, "Library")

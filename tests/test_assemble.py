@@ -1,11 +1,11 @@
-"""Fetch assembly: section selection, aliases, collapsing, and the character budget."""
+"""Fetch assembly: section selection, aliases and collapsing (the budget: test_folding.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from corpus_mcp import assemble
-from corpus_mcp.document import Document, Section
+from corpus_mcp.document import Document, Section, walk
 from corpus_mcp.errors import CorpusError
 
 
@@ -47,13 +47,13 @@ def test_available_sections_are_in_document_order_lead_first() -> None:
 
 def test_selected_sections_come_with_their_subtrees_in_document_order() -> None:
     roots = assemble.select_sections(_doc(), ["Career", "Early_life"])
-    flat = assemble.flatten(roots)
+    flat = walk(roots)
     assert [s.id for s in flat] == ["Early_life", "Childhood", "School", "Career"]
 
 
 def test_duplicates_and_nested_repeats_collapse() -> None:
     roots = assemble.select_sections(_doc(), ["School", "Early_life", "School", "Early_life"])
-    assert [s.id for s in assemble.flatten(roots)] == ["Early_life", "Childhood", "School"]
+    assert [s.id for s in walk(roots)] == ["Early_life", "Childhood", "School"]
 
 
 def test_an_anchor_alias_lands_on_its_section() -> None:
@@ -80,32 +80,3 @@ def test_missing_sections_are_reported_with_what_is_available() -> None:
         "Career",
         "References",
     ]
-
-
-def test_budget_cuts_only_at_section_boundaries() -> None:
-    flat = assemble.flatten(_doc().sections)
-    sizes = [len(s.title) + len(s.content) for s in flat]
-    budget = sum(sizes[:3]) + 1
-    kept, truncated = assemble.within_budget(flat, budget)
-    assert truncated is True
-    assert [s.id for s in kept] == ["", "Early_life", "Childhood"]
-    assert all(k.content == f.content for k, f in zip(kept, flat, strict=False))
-
-
-def test_everything_fits_means_not_truncated() -> None:
-    flat = assemble.flatten(_doc().sections)
-    kept, truncated = assemble.within_budget(flat, 10_000)
-    assert (len(kept), truncated) == (len(flat), False)
-
-
-def test_an_oversized_first_section_is_cut_at_a_paragraph_boundary() -> None:
-    paragraphs = [(f"Paragraph {i} " + "word " * 30).strip() for i in range(20)]
-    big = Section(id="", title="", level=1, content="\n\n".join(paragraphs).strip())
-    flat = assemble.flatten([big, Section(id="x", title="X", level=2, content="after")])
-    kept, truncated = assemble.within_budget(flat, 1000)
-    assert truncated is True
-    assert len(kept) == 1
-    assert len(kept[0].content) <= 1000
-    assert kept[0].content.endswith("word")  # a whole paragraph, cut at its end
-    assert kept[0].content in flat[0].content
-    assert flat[0].content[len(kept[0].content) :].startswith("\n\n")

@@ -8,6 +8,7 @@ real console script.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,25 @@ def test_fetch_prints_markdown_with_section_ids(demo_corpus: Path) -> None:
     assert "{#accepted-answer}" not in one.stdout
     assert "other sections (--section ID):\n- answer-" in one.stdout
     assert "- accepted-answer (Accepted answer by Ada Lindqvist)" in one.stdout
+
+
+def test_fetch_lists_what_it_left_out_for_size(demo_corpus: Path) -> None:
+    env = {**settings(demo_corpus), "FETCH_BUDGET_CHARS": "600"}
+    ref = "corpus://devdocs_python/library/threading#threading.Thread"
+    folded = run("fetch", ref, env=env)
+    assert folded.code == 0, folded.stderr
+    assert "other sections (--section ID):" in folded.stdout
+    assert "cut to the largest answer" not in folded.stdout
+    assert re.search(
+        r"^- +threading\.Thread\.join \(join\(timeout=None\)\) 179 chars, left out for size$",
+        folded.stdout,
+        re.MULTILINE,
+    ), folded.stdout
+    # The class's own text larger than the largest answer: cut, its methods still listed.
+    cut = run("fetch", ref, env={**env, "MAX_FETCH_CHARS": "100"})
+    assert cut.code == 0, cut.stderr
+    assert "target is the callable object" not in cut.stdout
+    assert "threading.Thread.join (join(timeout=None)) 179 chars" in cut.stdout
 
 
 def test_tool_errors_exit_1_with_the_message_on_stderr(demo_corpus: Path) -> None:

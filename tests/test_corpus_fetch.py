@@ -3,6 +3,7 @@ budgets, determinism and every error an agent can cause."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import msgspec
@@ -12,6 +13,7 @@ from corpus_mcp import refs
 from corpus_mcp.config import load_manifest
 from corpus_mcp.corpus import Corpus, open_corpus
 from corpus_mcp.errors import CorpusError
+from corpus_mcp.wire import FetchOutput
 
 from .conftest import NO_REAL_ARCHIVES, REAL_ARCHIVES_PRESENT, REAL_LIBRARIES, settings_for
 
@@ -105,6 +107,88 @@ async def test_the_budget_cuts_at_a_section_boundary(full_corpus: Path) -> None:
     assert whole.truncated is True
     assert sum(len(s.title) + len(s.content) for s in whole.sections) <= 600
     assert len(whole.available_sections) > len(whole.sections)
+    # Nothing is dropped unlisted: what is not returned is listed with its size.
+    returned = {s.id for s in whole.sections}
+    assert all(s.chars for s in whole.available_sections if s.id not in returned and s.level == 2)
+
+
+THREADING = "corpus://devdocs_python/library/threading"
+
+
+@pytest.fixture
+async def folding_corpus(full_corpus: Path) -> AsyncIterator[Corpus]:
+    """The full test corpus with a fetch budget its reference pages exceed (600 chars:
+    the demo's threading page is 1,872, its Thread class 870 with four methods)."""
+    settings = settings_for(full_corpus, FETCH_BUDGET_CHARS="600")
+    async with open_corpus(settings, load_manifest(full_corpus, full_corpus.parent)) as opened:
+        yield opened
+
+
+def _size(out: FetchOutput) -> int:
+    return sum(len(s.title) + len(s.content) for s in out.sections)
+
+
+async def test_a_class_over_the_budget_lists_its_methods_with_their_sizes(
+    folding_corpus: Corpus,
+) -> None:
+    out = await folding_corpus.fetch(THREADING + "#threading.Thread", None)
+    [cls] = out.sections
+    assert cls.id == "threading.Thread" and cls.title.startswith("class threading.Thread(")
+    assert out.truncated is True
+    left_out = {s.id: s for s in out.available_sections if s.chars}
+    methods = ["start", "run", "join", "daemon"]
+    assert list(left_out) == [f"threading.Thread.{m}" for m in methods]
+    assert {s.level for s in left_out.values()} == {cls.level + 1}
+    # Each listed size is what fetching that id returns; the whole is the page's.
+    for sid, listed in left_out.items():
+        method = await folding_corpus.fetch(out.ref, [sid])
+        assert [s.id for s in method.sections] == [sid]
+        assert _size(method) == listed.chars
+        assert method.truncated is False
+
+
+async def test_a_method_asked_for_with_its_class_comes_without_the_others(
+    folding_corpus: Corpus,
+) -> None:
+    out = await folding_corpus.fetch(THREADING, ["threading.Thread", "threading.Thread.join"])
+    assert [s.id for s in out.sections] == ["threading.Thread", "threading.Thread.join"]
+
+
+async def test_a_whole_document_over_the_budget_is_its_lead_and_its_sections_listed(
+    folding_corpus: Corpus, corpus: Corpus
+) -> None:
+    whole = await corpus.fetch(THREADING, None)
+    out = await folding_corpus.fetch(THREADING, None)
+    assert [s.id for s in out.sections] == [""]
+    assert out.sections == whole.sections[:1]
+    left_out = {s.id: s.chars for s in out.available_sections if s.chars}
+    assert list(left_out) == ["thread-objects", "lock-objects"]
+    assert _size(out) + sum(left_out.values()) == _size(whole)
+    assert out.title == whole.title and out.available_sections[0].id == ""
+
+
+async def test_every_section_of_a_folded_document_is_reachable(folding_corpus: Corpus) -> None:
+    """Following the sections each answer lists for size reaches every section."""
+    seen: set[str] = set()
+    queue: list[list[str] | None] = [None]
+    everything: set[str] = set()
+    while queue:
+        asked = queue.pop()
+        out = await folding_corpus.fetch(THREADING, asked)
+        everything |= {s.id for s in out.available_sections}
+        seen |= {s.id for s in out.sections}
+        queue += [[s.id] for s in out.available_sections if s.chars]
+    assert everything and seen == everything
+
+
+async def test_the_fetch_budget_is_no_larger_than_the_largest_answer(
+    full_corpus: Path,
+) -> None:
+    settings = settings_for(full_corpus, FETCH_BUDGET_CHARS="100000", MAX_FETCH_CHARS="600")
+    async with open_corpus(settings, load_manifest(full_corpus, full_corpus.parent)) as small:
+        out = await small.fetch(THREADING, None)
+    assert _size(out) <= 600
+    assert [s.id for s in out.sections] == [""]
 
 
 async def test_fetch_is_deterministic_cold_and_cached(corpus: Corpus) -> None:

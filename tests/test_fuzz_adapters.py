@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corpus_mcp import assemble
+from corpus_mcp import assemble, folding
 from corpus_mcp.adapters import ADAPTERS, Adapter, Landing, get_adapter
 from corpus_mcp.demo import DEMO_LIBRARIES, gutenberg, zimit
 from corpus_mcp.document import Document, Kind, walk
@@ -85,18 +85,26 @@ def check_document(document: Document, path: str) -> None:
         assert isinstance(section.content, str)
         assert section.level >= 1
     index = assemble.section_index(document)
-    chosen, truncated = assemble.within_budget(assemble.flatten(document.sections), 5_000)
+    folded = folding.fold_document(document, budget=2_000, cap=5_000)
     output = FetchOutput(
         ref="corpus://fuzz/page",
         library="fuzz",
         kind=document.kind,
         title=document.title,
         snapshot=None,
-        sections=chosen,
-        available_sections=assemble.available_sections(document),
-        truncated=truncated,
+        sections=folded.sections,
+        available_sections=assemble.available_sections(
+            document, [s.id for s in folded.sections], {s.id: s.chars for s in folded.omitted}
+        ),
+        truncated=folded.cut or bool(folded.omitted),
     )
     msgspec.json.encode(output)
+    # Within the cap, and every top-level section returned or listed (none lost).
+    assert sum(folding.own_size(s) for s in output.sections) <= 5_000
+    shown = {s.id for s in output.sections} | {s.id for s in folded.omitted}
+    assert {s.id for s in document.sections} <= shown
+    listed = {s.id: s.chars for s in output.available_sections if s.chars}
+    assert listed == {s.id: s.chars for s in folded.omitted}
     for section_id in list(index)[:3]:
         assert assemble.select_sections(document, [section_id])
 

@@ -65,7 +65,9 @@ def manifest(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 async def corpus(manifest: Path) -> AsyncIterator[Corpus]:
     # A budget no page reaches: these tests read whole documents.
-    settings = settings_for(manifest, PARSE_WORKERS="0", MAX_FETCH_CHARS="10000000")
+    settings = settings_for(
+        manifest, PARSE_WORKERS="0", MAX_FETCH_CHARS="10000000", FETCH_BUDGET_CHARS="10000000"
+    )
     async with open_corpus(settings, load_manifest(manifest, manifest.parent)) as opened:
         yield opened
 
@@ -296,6 +298,64 @@ async def test_no_empty_table_is_rendered(corpus: Corpus) -> None:
             assert not re.search(r"^\|(\s*\|)+\s*$", _without_code(section.content), re.M)
 
 
+# -- fetch answers the size of the question (the default budget) ----------------------------
+
+
+@pytest.fixture
+async def budgeted(manifest: Path) -> AsyncIterator[Corpus]:
+    """The same archives with the default fetch budget."""
+    settings = settings_for(manifest, PARSE_WORKERS="0")
+    async with open_corpus(settings, load_manifest(manifest, manifest.parent)) as opened:
+        yield opened
+
+
+async def test_a_class_fetches_within_the_budget_with_its_methods_listed(
+    budgeted: Corpus, corpus: Corpus
+) -> None:
+    ref = refs.encode("Flask", "api/index", "flask.Flask")
+    whole = await corpus.fetch(ref, None)  # 125 sections, 75 K characters
+    out = await budgeted.fetch(ref, None)
+    assert sum(len(s.title) + len(s.content) for s in out.sections) <= 8_000
+    [cls] = out.sections
+    assert cls == whole.sections[0]
+    assert "The flask object implements a WSGI application" in cls.content
+    listed = {s.id: s.chars for s in out.available_sections if s.chars}
+    methods = [s.id for s in whole.sections[1:]]
+    assert len(methods) > 100 and list(listed) == methods
+    route = await budgeted.fetch(out.ref, ["flask.Flask.route"])
+    assert route.sections[0].title == "route(rule, **options)"
+    assert (
+        len(route.sections[0].title) + len(route.sections[0].content)
+        == listed[route.sections[0].id]
+    )
+
+
+async def test_the_api_page_is_titled_by_its_heading(budgeted: Corpus) -> None:
+    out = await budgeted.fetch(refs.encode("Flask", "api/index"), None)
+    assert out.title == "API"
+    found = await budgeted.search("Flask.route", 3)
+    assert found.results[0].title == "API"
+
+
+async def test_every_section_of_the_api_page_is_reachable_within_the_budget(
+    budgeted: Corpus, corpus: Corpus
+) -> None:
+    """From the page's lead, following what each answer lists for size reaches every
+    section of the page (514 entries among them), each answer within the budget."""
+    ref = refs.encode("Flask", "api/index")
+    everything = [s.id for s in (await corpus.fetch(ref, None)).sections]
+    seen: list[str] = []
+    queue: list[list[str] | None] = [None]
+    while queue:
+        asked = queue.pop()
+        out = await budgeted.fetch(ref, asked)
+        assert sum(len(s.title) + len(s.content) for s in out.sections) <= 8_000
+        seen += [s.id for s in out.sections]
+        queue += [[s.id] for s in out.available_sections if s.chars]
+    assert len(everything) > 500
+    assert sorted(seen) == sorted(everything)  # each once: nothing returned twice
+
+
 # -- over MCP ---------------------------------------------------------------------------------
 
 
@@ -315,6 +375,26 @@ async def test_an_agent_follows_a_link_with_an_anchor_over_mcp(
         )
         assert landed["sections"][0]["metadata"]["answer_id"] == 1031
         assert landed["source_url"].startswith("https://unix.stackexchange.com/questions/3/")
+
+
+async def test_an_agent_fetches_a_class_then_a_listed_method_over_mcp(
+    manifest: Path, nursery: trio.Nursery
+) -> None:
+    async with serving(manifest, nursery) as url, Client(url) as client:
+        ref = refs.encode("Flask", "api/index", "flask.Flask")
+        cls = structured(await client.call_tool("fetch", {"ref": ref}))
+        listed = [s for s in cls["available_sections"] if s.get("chars")]
+        add_url_rule = next(s for s in listed if s["id"] == "flask.Flask.add_url_rule")
+        method = structured(
+            await client.call_tool("fetch", {"ref": cls["ref"], "sections": [add_url_rule["id"]]})
+        )
+    assert cls["title"] == "API" and cls["truncated"] is True
+    assert [s["id"] for s in cls["sections"]] == ["flask.Flask"]
+    assert sum(len(s["title"]) + len(s["content"]) for s in cls["sections"]) <= 8_000
+    assert len(listed) > 100
+    [entry] = method["sections"]
+    assert entry["id"] == "flask.Flask.add_url_rule"
+    assert len(entry["title"]) + len(entry["content"]) == add_url_rule["chars"]
 
 
 # -- helpers -----------------------------------------------------------------------------------

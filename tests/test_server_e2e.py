@@ -95,3 +95,34 @@ async def test_links_in_a_fetched_document_are_fetchable_over_mcp(url: str, mode
         ("str.join", "str.join(iterable)")
     ]
     assert entry["source_url"] == "https://docs.python.org/3.13/library/stdtypes.html"
+
+
+async def test_an_agent_reads_a_class_then_the_method_it_lists_over_mcp(
+    demo_corpus: Path, nursery: trio.Nursery
+) -> None:
+    """Past the fetch budget (600 here), a class comes with its methods listed by size;
+    the agent fetches one with the ref and its id."""
+    async with (
+        serving(demo_corpus, nursery, FETCH_BUDGET_CHARS="600") as endpoint,
+        Client(endpoint) as client,
+    ):
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        cls = structured(
+            await client.call_tool(
+                "fetch", {"ref": "corpus://devdocs_python/library/threading#threading.Thread"}
+            )
+        )
+        listed = {s["id"]: s["chars"] for s in cls["available_sections"] if s.get("chars")}
+        join = structured(
+            await client.call_tool(
+                "fetch", {"ref": cls["ref"], "sections": ["threading.Thread.join"]}
+            )
+        )
+    assert "Past 600 chars, subsections are left out" in (tools["fetch"].description or "")
+    assert [s["id"] for s in cls["sections"]] == ["threading.Thread"]
+    assert cls["truncated"] is True
+    assert len(listed) == 4
+    [method] = join["sections"]
+    assert method["title"] == "join(timeout=None)"
+    assert len(method["title"]) + len(method["content"]) == listed["threading.Thread.join"]
+    assert join["truncated"] is False

@@ -281,6 +281,7 @@ FETCH_OUTPUT = {
                     "title": STRING,
                     "level": {"type": "integer"},
                     "unlisted": {"type": "integer"},
+                    "chars": {"type": "integer"},
                 },
                 "required": ["id", "title", "level"],
             },
@@ -345,6 +346,8 @@ async def test_descriptions_teach_the_workflow_and_the_errors(served: Served) ->
     assert "`fetch`" in search
     assert "opaque" in fetch
     assert "available_sections" in fetch
+    # The budget, and how to reach what it leaves out.
+    assert "Past 8000 chars, subsections are left out: listed with `chars`" in fetch
     # The error contract is said once, for both tools: where errors come, their shape,
     # and that the message says what to do (each code's message does).
     assert 'isError, text {"error":CODE,"message":...}' in search

@@ -1,7 +1,7 @@
-"""Fetch assembly: from a parsed Document to the sections an agent asked for, within budget.
+"""Fetch assembly: from a parsed Document to the sections an agent asked for.
 
-Pure functions over :mod:`corpus_mcp.document` values; the corpus manager adds the
-ref, library and snapshot.
+Pure functions over :mod:`corpus_mcp.document` values (what of them fits an answer is
+:mod:`corpus_mcp.folding`'s); the corpus manager adds the ref, library and snapshot.
 """
 
 from __future__ import annotations
@@ -22,17 +22,19 @@ MAX_LISTED = 40
 
 
 def available_sections(
-    document: Document, returned: Collection[str] = ()
+    document: Document, returned: Collection[str] = (), omitted: Mapping[str, int] | None = None
 ) -> list[AvailableSection]:
     """The document's fetchable sections in document order, the lead first.
 
     This list goes with every fetch, and a reference page can hold hundreds of sections
     (Node's ``fs``: 274, 23 K characters of list for a 10 K answer; Flask's API page:
     514 entries): beyond :data:`MAX_LISTED` sections it is the outline, as many levels
-    from the top as fit, plus the sections ``returned`` and those they are in. Every
-    listed section says in ``unlisted`` how many sections under it are not listed
-    (fetch it, or ask for one of them, to see them).
+    from the top as fit, plus the sections ``returned``, those ``omitted`` (section id ->
+    size: left out of the answer for size, listed with their ``chars``) and those they
+    are in. Every listed section says in ``unlisted`` how many sections under it are not
+    listed (fetch it, or ask for one of them, to see them).
     """
+    sizes = omitted or {}
     parents: dict[int, Section | None] = {}
     order: list[Section] = []
 
@@ -43,12 +45,12 @@ def available_sections(
             visit(section.children, section)
 
     visit(document.sections, None)
-    wanted = set(returned)
+    wanted = set(returned) | sizes.keys()
     # A short document, or a whole one returned (a fetch of a large page lists all of
     # it either way): every section, none hiding any.
     whole = len(wanted) >= len(order) and wanted.issuperset(s.id for s in order)
     if len(order) <= MAX_LISTED or whole:
-        return [AvailableSection(s.id, s.title, s.level) for s in order]
+        return [AvailableSection(s.id, s.title, s.level, chars=sizes.get(s.id, 0)) for s in order]
     depth: dict[int, int] = {}
     for section in order:
         parent = parents[id(section)]
@@ -76,7 +78,7 @@ def available_sections(
         if holder is not None:
             hidden[id(holder)] = hidden.get(id(holder), 0) + 1
     return [
-        AvailableSection(s.id, s.title, s.level, hidden.get(id(s), 0))
+        AvailableSection(s.id, s.title, s.level, hidden.get(id(s), 0), sizes.get(s.id, 0))
         for s in order
         if id(s) in listed
     ]
@@ -130,63 +132,6 @@ def select_sections(document: Document, requested: Sequence[str]) -> list[Sectio
 
     visit(document.sections)
     return chosen
-
-
-def flatten(roots: Sequence[Section]) -> list[FetchedSection]:
-    """Each root with its subtree, pre-order, as wire sections."""
-    return [
-        FetchedSection(
-            id=s.id,
-            title=s.title,
-            level=s.level,
-            content=s.content,
-            metadata=s.metadata if s.metadata is not None else msgspec.UNSET,
-        )
-        for s in walk(list(roots))
-    ]
-
-
-def within_budget(
-    sections: list[FetchedSection], max_chars: int
-) -> tuple[list[FetchedSection], bool]:
-    """Whole sections while they fit in ``max_chars`` (titles and contents counted).
-
-    Cuts only at section boundaries; a first section larger than the budget alone is cut
-    at the last paragraph break that fits (or, failing one, at a line or word break), so
-    the agent always gets something. Returns the sections and whether anything was left out.
-    """
-    kept: list[FetchedSection] = []
-    used = 0
-    for section in sections:
-        size = len(section.title) + len(section.content)
-        if used + size <= max_chars:
-            kept.append(section)
-            used += size
-            continue
-        if not kept:
-            room = max(max_chars - len(section.title), 0)
-            kept.append(
-                FetchedSection(
-                    id=section.id,
-                    title=section.title,
-                    level=section.level,
-                    content=_cut(section.content, room),
-                    metadata=section.metadata,
-                )
-            )
-        return kept, True
-    return kept, False
-
-
-def _cut(text: str, room: int) -> str:
-    if len(text) <= room:
-        return text
-    head = text[:room]
-    for boundary in ("\n\n", "\n", " "):
-        at = head.rfind(boundary)
-        if at > room // 4:
-            return head[:at].rstrip()
-    return head.rstrip()
 
 
 # A Markdown link to a document or a section: label (escapes allowed), then the target

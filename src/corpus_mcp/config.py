@@ -73,6 +73,12 @@ ENV_VARIABLES: tuple[EnvVariable, ...] = (
     EnvVariable("SEARCH_LIMIT", "5", "results per search when the agent gives no limit"),
     EnvVariable("SEARCH_MAX_LIMIT", "10", "largest limit an agent may ask for"),
     EnvVariable("MAX_FETCH_CHARS", "100000", "largest fetch answer, in characters"),
+    EnvVariable(
+        "FETCH_BUDGET_CHARS",
+        "8000",
+        "a fetched section comes with its subsections (a document whole) within this many "
+        "characters; beyond, they are listed",
+    ),
     EnvVariable("SEARCH_WORKERS", "8", "libzim calls running at once, all libraries"),
     EnvVariable("SEARCH_MAX_CONSECUTIVE", "2", "most results in a row from one library"),
     EnvVariable(
@@ -217,6 +223,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     search_limit: int
     search_max_limit: int
     max_fetch_chars: int
+    fetch_budget_chars: int
+    """Beyond this, a fetch lists a section's subsections (a document's sections) instead
+    of returning them (:mod:`corpus_mcp.folding`)."""
     search_workers: int
     search_max_consecutive: int
     log_queries: bool
@@ -393,6 +402,7 @@ def load_settings(
         search_limit=env.integer("SEARCH_LIMIT"),
         search_max_limit=env.integer("SEARCH_MAX_LIMIT"),
         max_fetch_chars=env.integer("MAX_FETCH_CHARS"),
+        fetch_budget_chars=env.integer("FETCH_BUDGET_CHARS"),
         search_workers=env.integer("SEARCH_WORKERS"),
         search_max_consecutive=env.integer("SEARCH_MAX_CONSECUTIVE"),
         log_queries=env.boolean("LOG_QUERIES"),

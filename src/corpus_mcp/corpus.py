@@ -29,7 +29,7 @@ from typing import Final, TypeVar, cast
 import msgspec
 import trio
 
-from corpus_mcp import assemble, metrics, ranking, refs
+from corpus_mcp import assemble, folding, metrics, ranking, refs
 from corpus_mcp.adapters import Adapter, get_adapter
 from corpus_mcp.admission import Admission, Busy
 from corpus_mcp.cache import ByteLRU
@@ -566,7 +566,8 @@ class Corpus:
     # -- fetch ------------------------------------------------------------------------
 
     async def fetch(self, ref: str, sections: list[str] | None) -> FetchOutput:
-        """The document a ref names, whole or by section ids, within MAX_FETCH_CHARS."""
+        """The document a ref names, whole or by section ids, folded to the fetch budget
+        (:mod:`corpus_mcp.folding`)."""
         with one_reader_per_call():
             return await self._fetch(ref, sections)
 
@@ -606,18 +607,27 @@ class Corpus:
         # every ref a fetched document links to must be fetchable).
         index = assemble.section_index(document)
         if sections:
-            roots = assemble.select_sections(document, sections)
+            wanted: list[str] | None = sections
         elif fragment and fragment in index:
-            roots = assemble.select_sections(document, [fragment])
+            wanted = [fragment]
         elif landing and landing in index:
-            roots = assemble.select_sections(document, [landing])
+            wanted = [landing]
         else:
-            roots = document.sections
-        chosen, truncated = assemble.within_budget(
-            assemble.flatten(roots), self.settings.max_fetch_chars
-        )
+            wanted = None
+        budget, cap = self.settings.fetch_budget_chars, self.settings.max_fetch_chars
+        if wanted is None:
+            folded = folding.fold_document(document, budget=budget, cap=cap)
+        else:
+            folded = folding.fold_sections(
+                assemble.select_sections(document, wanted),
+                asked=[index[sid].id for sid in wanted],
+                budget=budget,
+                cap=cap,
+            )
         chosen = assemble.without_dead_links(
-            chosen, await self._existing(library, assemble.link_paths(chosen)), index
+            folded.sections,
+            await self._existing(library, assemble.link_paths(folded.sections)),
+            index,
         )
         output = FetchOutput(
             ref=refs.encode(name, path),
@@ -628,8 +638,10 @@ class Corpus:
             source_url=library.adapter.source_url(document, library.service.info.name)
             or msgspec.UNSET,
             sections=chosen,
-            available_sections=assemble.available_sections(document, [s.id for s in chosen]),
-            truncated=truncated,
+            available_sections=assemble.available_sections(
+                document, [s.id for s in chosen], {s.id: s.chars for s in folded.omitted}
+            ),
+            truncated=folded.cut or bool(folded.omitted),
         )
         # Not from an archive another file has replaced since (as for search answers).
         if not readers_replaced():

@@ -49,6 +49,10 @@ class AvailableSection(msgspec.Struct, frozen=True, omit_defaults=True):
     unlisted: int = 0
     """Sections under this one that the list leaves out (a long document lists its
     outline and what was fetched): fetch this section to see them."""
+    chars: int = 0
+    """Set on the sections this answer left out for size (with them, it would exceed
+    the fetch budget: a section's subsections, a document's sections past its lead):
+    the section's size in characters, subsections included. Fetch it by id."""
 
 
 class FetchOutput(msgspec.Struct, kw_only=True):

@@ -27,7 +27,7 @@ from corpus_mcp.cleaning import (
     xml_safe_retry,
     xpath_has_class,
 )
-from corpus_mcp.document import Document, Section
+from corpus_mcp.document import Document, Section, walk
 
 _NON_CONTENT_PATHS: Final = frozenset({"licenses.txt", "navbar.json", "application.css"})
 _MISSING_PAGE_HEADING: Final = "This documentation is missing."
@@ -44,7 +44,8 @@ class DevDocsAdapter(AdapterDefaults):
     """The ``devdocs`` family: every HTML entry is a documentation page; no redirects."""
 
     name = "devdocs"
-    version = 2  # 2: rustdoc methods are sections
+    version = 3  # 2: rustdoc methods are sections; 3: a page titled after an entry on it
+    # is titled by its heading
     main_page_is_navigation = False
     """The ``index`` page ("X Documentation") is a real overview page, so it stays searchable."""
 
@@ -124,6 +125,8 @@ class DevDocsAdapter(AdapterDefaults):
             h1.drop_tree()
         blocks = lead_anchors + without_local_toc(list(flatten(page)))
         sections = build_sections(blocks, heading or document_title, rendering)
+        if heading and _names_an_entry(document_title, sections):
+            document_title = heading
         return Document(
             path=path,
             title=document_title,
@@ -132,6 +135,38 @@ class DevDocsAdapter(AdapterDefaults):
             metadata=metadata,
             view=view,
         )
+
+
+def _names_an_entry(title: str, sections: list[Section]) -> bool:
+    """Whether the archive's title for a page is the name of one of the API entries on
+    it: devdocs2zim titles a page after an index entry, which on a reference page can be
+    any of its entries (Flask's API page is ``_AppCtxGlobals``, a PostgreSQL settings page
+    ``Config: maintenance_work_mem``); such a page is titled by its heading. A title that
+    only names the page's subject (``std::stoll`` over "std::stoi, std::stol,
+    std::stoll", no entries) stays."""
+    # DevDocs prefixes some entry names with their kind ("Config: ", "Hooks: ").
+    wanted = {_name(title), _name(title.rsplit(": ", 1)[-1])}
+    return any(
+        not wanted.isdisjoint(_entry_names(section))
+        for section in walk(sections)
+        if section.role == "entry"
+    )
+
+
+def _entry_names(entry: Section) -> set[str]:
+    """What an entry is called: its anchor and the name its signature opens with, each
+    also without its module or class (``flask.ctx._AppCtxGlobals``, ``_AppCtxGlobals``)."""
+    signature = entry.title.split("(", 1)[0].split()
+    names = {entry.id, signature[-1].rstrip(":")} if signature else {entry.id}
+    names |= {name.rsplit(".", 1)[-1] for name in names}
+    return {_name(name) for name in names}
+
+
+def _name(text: str) -> str:
+    """A name as written, spaces collapsed, without a trailing ``()``; case kept: the
+    ``abc`` module's page is not named after its ``ABC`` class."""
+    name = " ".join(text.split())
+    return name[:-2].rstrip() if name.endswith("()") else name
 
 
 def _content_root(root: HtmlElement) -> HtmlElement:

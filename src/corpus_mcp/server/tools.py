@@ -81,12 +81,12 @@ def _search_description(libraries: Sequence[str], default_limit: int, max_limit:
     )
 
 
-def _fetch_description(max_fetch_chars: int) -> str:
+def _fetch_description(fetch_budget_chars: int) -> str:
     return (
         "Read a document as Markdown sections. `ref`: unchanged (opaque; `#anchor` picks "
-        "its section). `sections`: ids from search or `available_sections`; omit for all "
-        f"(max {max_fetch_chars} chars, else `truncated`). Text links are refs; `#id`: a "
-        "section here. Errors: as for search."
+        "its section). `sections`: ids from search or `available_sections`; omit for all. "
+        f"Past {fetch_budget_chars} chars, subsections are left out: listed with `chars` "
+        "(size). Text links are refs; `#id`: a section here. Errors: as for search."
     )
 
 
@@ -177,7 +177,7 @@ def _annotations() -> types.ToolAnnotations:
 
 
 def build_tools(
-    libraries: Sequence[str], *, default_limit: int, max_limit: int, max_fetch_chars: int
+    libraries: Sequence[str], *, default_limit: int, max_limit: int, fetch_budget_chars: int
 ) -> list[types.Tool]:
     """The two tool definitions ``tools/list`` answers, for this corpus and settings."""
     search_title = "Search libraries"
@@ -194,7 +194,7 @@ def build_tools(
         types.Tool(
             name=FETCH,
             title=fetch_title,
-            description=_fetch_description(max_fetch_chars),
+            description=_fetch_description(fetch_budget_chars),
             input_schema=fetch_input_schema(),
             output_schema=_object_schema(FetchOutput),
             annotations=_annotations(),
