@@ -213,8 +213,8 @@ def test_validate_warns_on_family_mismatch(tmp_path: Path, root: Path) -> None:
     result = run("validate", env=settings(root, config))
     assert result.code == 0
     assert (
-        "warning: demo: archive looks like 'devdocs' (scraper devdocs2zim 3.0.2) "
-        "but the manifest declares adapter 'mediawiki'"
+        "warning: demo: archive looks like devdocs2zim (DevDocs) (Scraper 'devdocs2zim "
+        "3.0.2'), read by adapter 'devdocs', but the manifest declares adapter 'mediawiki'"
     ) in result.stdout
 
 
