@@ -29,11 +29,12 @@ def run(
     *args: str, env: dict[str, str] | None = None, module: bool = False, cwd: Path | None = None
 ) -> Run:
     """Run the installed console script with only the given settings in its environment
-    (and coverage's, so that `make test` measures the CLI too)."""
+    (and coverage's, so that `make test` measures the CLI too; PYTHONPATH's, so that a
+    run from another checkout's sources tests those sources)."""
     clean = {
         k: v
         for k, v in os.environ.items()
-        if k in ("PATH", "HOME", "LANG", "TMPDIR", "INDEX", "CORPUS_INDEX_DIR")
+        if k in ("PATH", "HOME", "LANG", "TMPDIR", "INDEX", "CORPUS_INDEX_DIR", "PYTHONPATH")
         or k.startswith("COVERAGE_")
     }
     command = [sys.executable, "-m", "corpus_mcp"] if module else [str(CORPUS_MCP)]
