@@ -219,6 +219,21 @@ def test_validate_warns_on_family_mismatch(tmp_path: Path, root: Path) -> None:
     ) in result.stdout
 
 
+def test_validate_says_an_archive_of_no_family_is_read_as_declared(tmp_path: Path) -> None:
+    write_zim(
+        tmp_path / "odd.zim",
+        pages=[page("index", "Odd", "odd words")],
+        metadata={"Title": "Odd", "Name": "odd_en_all"},
+    )
+    config = manifest(tmp_path, ("odd", "odd.zim", "mediawiki", True))
+    result = run("validate", env=settings(tmp_path, config))
+    assert result.code == 0, result.stderr
+    assert (
+        "warning: odd: no family recognised from no Scraper, the Tags, Name 'odd_en_all' or "
+        "the entries; trusting adapter 'mediawiki'"
+    ) in result.stdout
+
+
 def test_validate_names_every_failing_library(tmp_path: Path, root: Path) -> None:
     inner = root / "qa" / "garbage2.zim"
     shutil.copy(root / "qa" / "garbage.zim", inner)

@@ -349,9 +349,10 @@ def test_a_folder_of_only_unknown_families_is_no_error(tmp_path: Path) -> None:
     assert result.code == 0, result.stderr
     [library] = load_manifest(output, tmp_path).libraries
     assert (library.name, library.adapter, library.enabled) == ("Talks", "html", True)
-    assert "family: other HTML, no family recognised from Scraper 'youtube2zim 3.0'" in (
-        output.read_text()
-    )
+    assert (
+        "family: other HTML, Scraper 'youtube2zim 3.0', a scraper of no family of its own; "
+        "adapter html"
+    ) in output.read_text()
 
 
 @pytest.mark.parametrize(

@@ -74,8 +74,9 @@ class Entries:
         (None, ("_category:gutenberg",), "", "gutenberg2zim", "Tags '_category:gutenberg'"),
         (None, ("libretexts",), "", "mindtouch2zim", "Tags 'libretexts'"),
         (None, ("_category:ted",), "", "ted2zim", "Tags '_category:ted'"),
-        # A Scraper of no family of its own, then the Tags.
-        ("nautilus 1.0", ("_category:gutenberg",), "", "gutenberg2zim", "Tags"),
+        # A generic writer's name says nothing: the Tags, then the Name, decide.
+        ("zimwriterfs-1.0", ("_category:gutenberg",), "", "gutenberg2zim", "Tags"),
+        ("zimwriterfs-1.0", (), "wikipedia_en_all", "mwoffliner", "Name"),
         # Then the Name, of Wikimedia, DevDocs and Stack Exchange archives only.
         (None, ("nopic",), "kiwix.wikibooks_be_all", "mwoffliner", "Name 'kiwix.wikibooks_be_all'"),
         (None, (), "mdwiki_en_all", "mwoffliner", "Name 'mdwiki_en_all'"),
@@ -104,7 +105,6 @@ def test_the_family_from_metadata(
         (None, (), "wikiwand_en_all"),
         # Two families in the Tags: neither is believed.
         (None, ("ted", "wikipedia"), ""),
-        ("youtube2zim 3.0", (), "kiwix.talks_en_all"),
         ("", (), ""),
     ],
 )
@@ -122,11 +122,28 @@ def test_the_evidence_of_other_html_says_what_was_read() -> None:
     assert silent.evidence == (
         "no family recognised from no Scraper, the Tags, no Name or the entries"
     )
-    odd = recognise(scraper="youtube2zim 3.0", tags=(), name="talks_en_all")
-    assert odd.evidence == (
-        "no family recognised from Scraper 'youtube2zim 3.0', the Tags, Name 'talks_en_all' "
-        "or the entries"
+    named = recognise(scraper=None, tags=("nopic",), name="talks_en_all")
+    assert named.evidence == (
+        "no family recognised from no Scraper, the Tags, Name 'talks_en_all' or the entries"
     )
+
+
+def test_another_scrapers_archive_is_other_html_whatever_its_tags_and_entries() -> None:
+    """youtube2zim's archive of TED's channel is tagged "ted" but has no ted2zim layout."""
+    recognised = recognise(
+        scraper="youtube2zim 3.0",
+        tags=("_category:ted", "ted"),
+        name="ted_en_all",
+        probe=Entries("videos/x/subs/subs_en.vtt"),
+    )
+    assert recognised == Recognition(
+        "html", "Scraper 'youtube2zim 3.0', a scraper of no family of its own"
+    )
+    # ... but the replay code still shows a zimit crawl, whatever wrapper named it.
+    crawl = recognise(
+        scraper="browsertrix 1.0", tags=(), name="", probe=Entries("_zim_static/wombat.js")
+    )
+    assert crawl.family == "warc2zim"
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,9 @@
 """Which scraper made an archive, and from what that is known (pure; a leaf).
 
-The ``Scraper`` metadata decides when it names a known scraper. When it is absent or
-names none of them, the answer comes, in this order, from the replay code every
+The ``Scraper`` metadata decides when it names a known scraper; another scraper's name
+makes the archive "other HTML" (its Tags may name a family it does not have the layout
+of). When it is absent or names a generic writer (zimwriterfs), the answer comes, in
+this order, from the replay code every
 warc2zim archive holds (a zimit crawl is read as the site it crawled, whatever that
 site was, so it is never taken for the scraper of that site), the ``Tags`` (one family
 among them, not two), a few entry paths each family writes (cheap look-ups through a
@@ -116,6 +118,10 @@ _SCRAPERS: Final[tuple[tuple[re.Pattern[str], Family], ...]] = (
     (re.compile(r"^ifixit2zim\b"), "ifixit2zim"),
     (re.compile(r"^ted2zim\b"), "ted2zim"),
 )
+
+_GENERIC_WRITERS: Final = re.compile(r"^(?:zimwriterfs|zimwriter|zim-tools|libzim|python-libzim)\b")
+"""Tools that write any folder of HTML (old mwoffliner archives went through
+zimwriterfs): their name says nothing of the family, so the rest is read."""
 
 # -- the Tags -----------------------------------------------------------------------------
 
@@ -254,6 +260,10 @@ def recognise(
         return Recognition(family, f"Scraper {said!r}")
     if probe.has_entry(REPLAY_CODE):
         return Recognition("warc2zim", f"entry {REPLAY_CODE}")
+    if said and not _GENERIC_WRITERS.match(said.lower()):
+        # Another scraper's archive (youtube2zim, wikihow2zim...): Tags and entries that
+        # look like a family here would mislead (a TED channel's videos are tagged "ted").
+        return Recognition("html", f"Scraper {said!r}, a scraper of no family of its own")
     if (tagged := _from_tags(tags)) is not None:
         return Recognition(tagged[0], f"Tags {tagged[1]!r}")
     if (content := _from_content(probe)) is not None:
