@@ -29,11 +29,12 @@ def run(
     *args: str, env: dict[str, str] | None = None, module: bool = False, cwd: Path | None = None
 ) -> Run:
     """Run the installed console script with only the given settings in its environment
-    (and coverage's, so that `make test` measures the CLI too)."""
+    (and coverage's, so that `make test` measures the CLI too; PYTHONPATH's, so that a
+    run from another checkout's sources tests those sources)."""
     clean = {
         k: v
         for k, v in os.environ.items()
-        if k in ("PATH", "HOME", "LANG", "TMPDIR", "INDEX", "CORPUS_INDEX_DIR")
+        if k in ("PATH", "HOME", "LANG", "TMPDIR", "INDEX", "CORPUS_INDEX_DIR", "PYTHONPATH")
         or k.startswith("COVERAGE_")
     }
     command = [sys.executable, "-m", "corpus_mcp"] if module else [str(CORPUS_MCP)]
@@ -213,8 +214,23 @@ def test_validate_warns_on_family_mismatch(tmp_path: Path, root: Path) -> None:
     result = run("validate", env=settings(root, config))
     assert result.code == 0
     assert (
-        "warning: demo: archive looks like 'devdocs' (scraper devdocs2zim 3.0.2) "
-        "but the manifest declares adapter 'mediawiki'"
+        "warning: demo: archive looks like devdocs2zim (DevDocs) (Scraper 'devdocs2zim "
+        "3.0.2'), read by adapter 'devdocs', but the manifest declares adapter 'mediawiki'"
+    ) in result.stdout
+
+
+def test_validate_says_an_archive_of_no_family_is_read_as_declared(tmp_path: Path) -> None:
+    write_zim(
+        tmp_path / "odd.zim",
+        pages=[page("index", "Odd", "odd words")],
+        metadata={"Title": "Odd", "Name": "odd_en_all"},
+    )
+    config = manifest(tmp_path, ("odd", "odd.zim", "mediawiki", True))
+    result = run("validate", env=settings(tmp_path, config))
+    assert result.code == 0, result.stderr
+    assert (
+        "warning: odd: no family recognised from no Scraper, the Tags, Name 'odd_en_all' or "
+        "the entries; trusting adapter 'mediawiki'"
     ) in result.stdout
 
 

@@ -55,13 +55,13 @@ def test_manifest_lists_every_archive(demo_corpus: Path) -> None:
 
 #: name -> (family, snapshot, Scraper, main path, has a full-text index)
 EXPECTED_INFO: dict[str, tuple[str, str, str, str, bool]] = {
-    "wikipedia": ("mediawiki", "2026-05", "mwoffliner 1.17.5", "index", True),
-    "mdwiki": ("mediawiki", "2025-11", "mwoffliner 1.17.5", "App/IntroPage", False),
-    "devdocs_python": ("devdocs", "2026-05", "devdocs2zim v0.2.1", "index", True),
-    "devdocs_cpp": ("devdocs", "2026-04", "devdocs2zim v0.2.1", "index", True),
-    "devdocs_postgresql": ("devdocs", "2026-04", "devdocs2zim v0.2.1", "index", True),
-    "stackoverflow": ("stackexchange", "2026-05", "sotoki v3.1.1", "questions", True),
-    "math": ("stackexchange", "2026-03", "sotoki v3.1.1", "questions", True),
+    "wikipedia": ("mwoffliner", "2026-05", "mwoffliner 1.17.5", "index", True),
+    "mdwiki": ("mwoffliner", "2025-11", "mwoffliner 1.17.5", "App/IntroPage", False),
+    "devdocs_python": ("devdocs2zim", "2026-05", "devdocs2zim v0.2.1", "index", True),
+    "devdocs_cpp": ("devdocs2zim", "2026-04", "devdocs2zim v0.2.1", "index", True),
+    "devdocs_postgresql": ("devdocs2zim", "2026-04", "devdocs2zim v0.2.1", "index", True),
+    "stackoverflow": ("sotoki", "2026-05", "sotoki v3.1.1", "questions", True),
+    "math": ("sotoki", "2026-03", "sotoki v3.1.1", "questions", True),
 }
 
 
@@ -574,14 +574,14 @@ def test_large_synthetic_builders_at_small_size(tmp_path: Path) -> None:
     wiki_path = build_large_wikipedia(tmp_path / "w.zim", articles=120, seed=3)
     again = build_large_wikipedia(tmp_path / "w2.zim", articles=120, seed=3)
     wiki, twin = ZimReader(wiki_path), ZimReader(again)
-    assert wiki.info.family == "mediawiki"
+    assert wiki.info.family == "mwoffliner"
     assert wiki.info.article_count >= 120
     assert wiki.info.entry_count == twin.info.entry_count
     first = _html(wiki, "index").xpath("//ul[@id='list']/li/a/@href")[0].removeprefix("./")
     assert wiki.content(first) == twin.content(first)
     assert wiki.fulltext("algorithm", 5).estimated_total > 0
     se = ZimReader(build_large_stackexchange(tmp_path / "s.zim", questions=60, seed=3))
-    assert se.info.family == "stackexchange"
+    assert se.info.family == "sotoki"
     assert se.info.main_path == "questions"
     hits = se.fulltext("how", 50).paths
     assert any(re.match(r"^questions/\d+/", p) for p in hits)
@@ -591,7 +591,7 @@ def test_large_synthetic_builders_at_small_size(tmp_path: Path) -> None:
 def test_million_entry_builder_at_small_size(tmp_path: Path) -> None:
     path = build_million_entries(tmp_path / "m.zim", entries=300, pages=40, seed=2)
     reader = ZimReader(path)
-    assert reader.info.family == "mediawiki"
+    assert reader.info.family == "mwoffliner"
     assert reader.info.article_count == 300  # pages and redirects are all front entries
     entries = list(reader.iter_entries())
     redirects = [path for path, _title, is_redirect in entries if is_redirect]

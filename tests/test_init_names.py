@@ -9,15 +9,19 @@ from typing import Any
 
 import pytest
 
+import corpus_mcp.adapters
+from corpus_mcp.adapters.mediawiki import MediaWikiAdapter
 from corpus_mcp.config import LIBRARY_NAME_PATTERN, load_manifest
+from corpus_mcp.families import recognise
 from corpus_mcp.init.names import deduplicate, identity_of, readable_base, unique_names
 from corpus_mcp.init.plan import Archive, plan_libraries
 from corpus_mcp.init.render import render_manifest, toml_string
-from corpus_mcp.zim import ArchiveInfo, detect_family
+from corpus_mcp.zim import ArchiveInfo
 
 
 def info(name: str, file: str, **fields: Any) -> ArchiveInfo:
-    """Metadata as ZimReader reports it; the family detected as the reader would."""
+    """Metadata as ZimReader reports it; the family recognised as the reader would (from
+    the metadata: these archives have no entries)."""
     values: dict[str, Any] = {
         "file": f"/corpus/{file}",
         "size": 1_234_567,
@@ -36,7 +40,8 @@ def info(name: str, file: str, **fields: Any) -> ArchiveInfo:
         "new_namespace_scheme": True,
         "main_path": None,
     } | fields
-    values["family"] = detect_family(values["scraper"], values["tags"], name, file)
+    recognised = recognise(scraper=values["scraper"], tags=values["tags"], name=name)
+    values["family"], values["family_evidence"] = recognised.family, recognised.evidence
     return ArchiveInfo(**values)
 
 
@@ -67,6 +72,49 @@ def info(name: str, file: str, **fields: Any) -> ArchiveInfo:
 )
 def test_readable_base_names(name: str, file: str, expected: str) -> None:
     assert readable_base(identity_of(info(name, file))) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "fields", "expected"),
+    [
+        # Other families: the Title where it reads as a name (no spaces in a name: "_").
+        (
+            "docs.python.org_en_all",
+            {"title": "Python 3.11 documentation", "scraper": "warc2zim 2.3.1"},
+            "Python_3.11_documentation",
+        ),
+        ("libretexts.org_en_chem", {"title": "LibreTexts Chemistry"}, "LibreTexts_Chemistry"),
+        (
+            "freecodecamp_en_javascript",
+            {"title": "freeCodeCamp JavaScript"},
+            "freeCodeCamp_JavaScript",
+        ),
+        ("gutenberg_en_all", {"title": "Project Gutenberg Library"}, "Project_Gutenberg_Library"),
+        ("wiki.archlinux.org_en_all", {"title": "ArchWiki", "scraper": "warc2zim"}, "ArchWiki"),
+        ("site_fr_all", {"title": "Wikipédia hors ligne"}, "Wikipedia_hors_ligne"),
+        # Else the Name's project, its brand spelled right, a domain by its own label.
+        ("ifixit_en_selection", {"title": "iFixit in English"}, "iFixit"),
+        ("ted_en_science", {"title": "TED talks - Science"}, "TED"),
+        ("freecodecamp_en_javascript", {"title": "freecodecamp_en_javascript"}, "freeCodeCamp"),
+        ("docs.python.org_en_all", {"title": "docs.python.org_en_all_2026-12"}, "Python"),
+        ("chem.libretexts.org_en_all", {"title": "C++ (the book)"}, "LibreTexts"),
+        ("example.co.uk_en_all", {"title": "a_title_with_underscores"}, "Example"),
+        ("wikihow_en_all", {"title": "how to do anything, step by step"}, "wikiHow"),
+        ("notes_en_all", {"title": "One two three four five six words"}, "Notes"),
+        ("notes_en_all", {"title": "An overly long title of many chars"}, "Notes"),
+        # Families named by their Name keep the names their refs already use.
+        ("wikipedia_en_100", {"title": "Wikipedia 100", "scraper": "mwoffliner 1.11"}, "Wikipedia"),
+        (
+            "devdocs_en_flask",
+            {"title": "Flask 2.2 Docs", "scraper": "devdocs2zim"},
+            "DevDocs_Flask",
+        ),
+    ],
+)
+def test_names_as_people_write_them(name: str, fields: dict[str, Any], expected: str) -> None:
+    named = readable_base(identity_of(info(name, f"{name}_2026-12.zim", **fields)))
+    assert named == expected
+    assert LIBRARY_NAME_PATTERN.match(named)
 
 
 def test_identity_reads_language_selection_flavour_and_snapshot() -> None:
@@ -174,13 +222,29 @@ def test_a_second_copy_of_an_archive_is_left_out() -> None:
     assert "the same archive (UUID) as a/p.zim" in skipped[0].reason
 
 
-def test_an_unknown_family_is_disabled_with_the_reason() -> None:
-    odd = info("ted_en_all", "ted_en_all_2026-01.zim", scraper="ted2zim 3.0")
-    entries, _ = plan(("ted.zim", odd))
-    [entry] = entries
-    assert (entry.name, entry.adapter, entry.enabled) == ("Ted", "mediawiki", False)
-    assert "family not recognised (Scraper 'ted2zim 3.0'" in (entry.disabled_because or "")
-    assert "set its adapter and enabled = true" in (entry.disabled_because or "")
+def test_an_archive_of_no_known_family_is_served_by_the_generic_adapter() -> None:
+    odd = info("talks_en_all", "talks_en_all_2026-01.zim", scraper="youtube2zim 3.0")
+    [entry], _ = plan(("talks.zim", odd))
+    assert (entry.name, entry.adapter, entry.enabled) == ("Talks", "html", True)
+    assert entry.disabled_because is None
+
+
+@pytest.mark.parametrize(
+    ("scraper", "tags", "adapter"),
+    [
+        ("ted2zim 3.2.1", (), "html"),
+        ("gutenberg2zim-3.0.1", (), "gutenberg"),
+        ("warc2zim 2.3.1", (), "html"),
+        ("mwoffliner 1.17.5", (), "mediawiki"),
+        (None, ("_category:iFixit",), "html"),
+    ],
+)
+def test_each_family_gets_its_registered_adapter(
+    monkeypatch: pytest.MonkeyPatch, scraper: str | None, tags: tuple[str, ...], adapter: str
+) -> None:
+    monkeypatch.setitem(corpus_mcp.adapters.ADAPTERS, "gutenberg", MediaWikiAdapter)
+    [entry], _ = plan(("a.zim", info("a_en_all", "a.zim", scraper=scraper, tags=tags)))
+    assert (entry.adapter, entry.enabled) == (adapter, True)
 
 
 # -- rendering -------------------------------------------------------------------------------
@@ -197,7 +261,9 @@ def test_the_rendered_manifest_loads_with_the_server_loader(tmp_path: Path) -> N
     (tmp_path / "a b").mkdir()
     (tmp_path / "a b" / 'we"ird.zim').write_bytes(b"")
     (tmp_path / "w.zim").write_bytes(b"")
-    odd = info("ted_en_all", "ted.zim", scraper="ted2zim", title="TED\ntalks # not a comment")
+    odd = info(
+        "ted_en_all", "ted.zim", scraper="mwoffliner 1.17", title="TED\ntalks # not a comment"
+    )
     entries, skipped = plan(
         ('a b/we"ird.zim', info("wikipedia_en_all", "we.zim")),
         ("w.zim", odd),
@@ -207,7 +273,7 @@ def test_the_rendered_manifest_loads_with_the_server_loader(tmp_path: Path) -> N
     manifest = load_manifest(tmp_path / "corpus.toml", tmp_path)
     assert [(lib.name, lib.path, lib.enabled) for lib in manifest.libraries] == [
         ("Wikipedia", 'a b/we"ird.zim', True),
-        ("Ted", "w.zim", False),
+        ("TED", "w.zim", True),
     ]
     assert "# TED talks # not a comment (eng, snapshot 2026-05, 1.2 MB, 1,200 entries," in text
     assert "full-text index: yes)" in text

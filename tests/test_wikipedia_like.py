@@ -68,7 +68,7 @@ def test_the_same_arguments_give_the_same_entries(
 
 def test_the_archive_is_an_indexed_mwoffliner_wikipedia(built: ZimReader) -> None:
     info = built.info
-    assert (info.family, info.main_path, info.new_namespace_scheme) == ("mediawiki", "index", True)
+    assert (info.family, info.main_path, info.new_namespace_scheme) == ("mwoffliner", "index", True)
     assert info.has_fulltext_index and info.has_title_index
     main = ADAPTER.parse("index", "Main Page", built.content("index"), LIBRARY)
     assert main.metadata.get("navigation") == "true"
@@ -161,7 +161,7 @@ def test_any_mwoffliner_archive_can_be_the_source(
     err = capsys.readouterr().err
     assert re.search(r"60 articles, \d+ redirects, \d+ section stubs", err), err
     reader = ZimReader(folder / FILE)
-    assert reader.info.family == "mediawiki" and reader.info.has_fulltext_index
+    assert reader.info.family == "mwoffliner" and reader.info.has_fulltext_index
     assert reader.fulltext("inheritance", 5).paths
     assert find_sources([source]) == [source]
 

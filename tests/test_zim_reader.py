@@ -16,7 +16,6 @@ from corpus_mcp.zim import (
     Suggestion,
     ZimOpenError,
     ZimReader,
-    detect_family,
     normalise_path,
     open_readers,
     snapshot_of,
@@ -160,7 +159,7 @@ def test_info_of_the_2022_mini(readers: dict[str, ZimReader]) -> None:
         "2022-10",
         "eng",
     )
-    assert (info.scraper, info.flavour, info.family) == ("mwoffliner 1.11.12", "mini", "mediawiki")
+    assert (info.scraper, info.flavour, info.family) == ("mwoffliner 1.11.12", "mini", "mwoffliner")
     assert (info.entry_count, info.article_count) == (4066, 101)
     assert info.size == 1993081
     assert info.has_fulltext_index and info.has_title_index
@@ -172,7 +171,7 @@ def test_info_of_the_2022_mini(readers: dict[str, ZimReader]) -> None:
 def test_2018_archive_without_scraper_is_detected_by_tags(readers: dict[str, ZimReader]) -> None:
     info = readers[NOVID_2018].info
     assert info.scraper is None
-    assert info.family == "mediawiki"
+    assert (info.family, info.family_evidence) == ("mwoffliner", "Tags 'wikipedia'")
     assert info.snapshot == "2018-10"
     assert info.has_fulltext_index and not info.has_title_index
     assert info.main_path == "index.htm"
@@ -181,7 +180,7 @@ def test_2018_archive_without_scraper_is_detected_by_tags(readers: dict[str, Zim
 def test_2017_wikibooks_without_scraper_or_wiki_tag(readers: dict[str, ZimReader]) -> None:
     info = readers[WIKIBOOKS_2017].info
     assert (info.scraper, info.tags, info.name) == (None, ("nopic",), "kiwix.wikibooks_be_all")
-    assert info.family == "mediawiki"
+    assert (info.family, info.family_evidence) == ("mwoffliner", "Name 'kiwix.wikibooks_be_all'")
     assert (info.language, info.snapshot) == ("bel", "2017-02")
     assert not info.has_fulltext_index and not info.has_title_index
     assert info.main_path == "Першая_старонка"
@@ -190,27 +189,6 @@ def test_2017_wikibooks_without_scraper_or_wiki_tag(readers: dict[str, ZimReader
 def test_metadata_of_absent_key_is_none(readers: dict[str, ZimReader]) -> None:
     assert readers[NOVID_2018].metadata("Date") == "2018-10-12"
     assert readers[NOVID_2018].metadata("Scraper") is None
-
-
-@pytest.mark.parametrize(
-    ("scraper", "tags", "name", "file", "family"),
-    [
-        ("mwoffliner 1.14.0", (), "", "x.zim", "mediawiki"),
-        ("sotoki 2.2.0", (), "", "x.zim", "stackexchange"),
-        ("devdocs2zim 3.0.2", (), "", "x.zim", "devdocs"),
-        (None, ("_category:stack_exchange",), "", "x.zim", "stackexchange"),
-        (None, ("devdocs",), "", "x.zim", "devdocs"),
-        (None, ("_category:wikipedia",), "", "x.zim", "mediawiki"),
-        (None, (), "math.stackexchange.com_en_all", "x.zim", "stackexchange"),
-        (None, (), "", "/c/devdocs_en_python_2026-05.zim", "devdocs"),
-        (None, (), "", "/c/mdwiki_en_all_maxi_2025-11.zim", "mediawiki"),
-        (None, (), "", "/c/gutenberg_en_all.zim", None),
-    ],
-)
-def test_detect_family(
-    scraper: str | None, tags: tuple[str, ...], name: str, file: str, family: str | None
-) -> None:
-    assert detect_family(scraper, tags, name, file) == family
 
 
 @pytest.mark.parametrize(
@@ -364,7 +342,7 @@ def chain_archive(tmp_path_factory: pytest.TempPathFactory) -> ZimReader:
 def test_built_archive_uses_new_scheme(chain_archive: ZimReader) -> None:
     info = chain_archive.info
     assert info.new_namespace_scheme
-    assert info.family == "devdocs"
+    assert info.family == "devdocs2zim"
     assert info.snapshot is None
 
 

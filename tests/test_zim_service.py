@@ -378,7 +378,7 @@ async def test_a_reader_retired_then_replaced_is_never_let_back_in(archive: Path
     "case",
     [
         ("junk", NOT_AN_ARCHIVE, "Zim file(s) is of bad size or corrupted."),
-        ("devdocs_python", OTHER_FAMILY, "a devdocs archive (scraper devdocs2zim"),
+        ("devdocs_python", OTHER_FAMILY, "a devdocs2zim archive (Scraper 'devdocs2zim"),
     ],
     ids=["not-an-archive", "another-family"],
 )
@@ -531,7 +531,7 @@ async def test_a_new_file_that_cannot_be_served_leaves_the_old_one_serving(
     assert (service.unavailable, service.enter()) == (None, old)
     said = zim_records(caplog)
     assert [level for level, _ in said] == [logging.INFO, logging.WARNING, logging.WARNING]
-    assert f"cannot be served: {OTHER_FAMILY} ({archive}: a devdocs archive" in said[1][1]
+    assert f"cannot be served: {OTHER_FAMILY} ({archive}: a devdocs2zim archive" in said[1][1]
     assert f"cannot be served: {NOT_AN_ARCHIVE} ({archive}: " in said[2][1]
 
 

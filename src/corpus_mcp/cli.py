@@ -21,6 +21,7 @@ from typing import TextIO
 import msgspec
 
 from corpus_mcp import __version__
+from corpus_mcp.adapters import ADAPTERS
 from corpus_mcp.config import (
     ENV_VARIABLES,
     LIBRARY_NAME_RULE,
@@ -33,6 +34,7 @@ from corpus_mcp.config import (
     load_settings,
 )
 from corpus_mcp.console import Progress, human_size, render_table
+from corpus_mcp.families import LABELS, adapter_for
 from corpus_mcp.zim import ArchiveInfo, ZimOpenError, ZimReader
 
 EXIT_OK = 0
@@ -60,15 +62,13 @@ class LibraryReport(msgspec.Struct, kw_only=True):
 def library_warnings(library: Library, info: ArchiveInfo) -> list[str]:
     """Problems that do not stop serving but change what agents get from the library."""
     warnings: list[str] = []
-    if info.family is None:
+    expected = adapter_for(info.family, ADAPTERS)
+    if info.family == "html" and library.adapter != expected:
+        warnings.append(f"{info.family_evidence}; trusting adapter {library.adapter!r}")
+    elif library.adapter != expected:
         warnings.append(
-            f"family not detected from Scraper/Tags/Name/filename; "
-            f"trusting adapter {library.adapter!r}"
-        )
-    elif info.family != library.adapter:
-        warnings.append(
-            f"archive looks like {info.family!r} (scraper {info.scraper or 'unknown'}) "
-            f"but the manifest declares adapter {library.adapter!r}"
+            f"archive looks like {LABELS[info.family]} ({info.family_evidence}), read by "
+            f"adapter {expected!r}, but the manifest declares adapter {library.adapter!r}"
         )
     if not info.has_fulltext_index and not info.has_title_index:
         warnings.append(

@@ -4,8 +4,9 @@ All or nothing: the manifest is written to a temporary file next to its destinat
 loaded back with the server's own manifest loader against the corpus root, and only
 then renamed into place, so a failure at any step leaves no file, half-written or
 not. An existing manifest is replaced only with ``force``. Archives that cannot be
-used (unreadable, split, outside the root) are reported and left out; no archive at
-all, or none the server could serve, is an error.
+used (unreadable, split, outside the root) are reported and left out; every archive
+that opens is served (of an unknown family, by the generic HTML adapter); no archive
+that opens at all is an error.
 """
 
 from __future__ import annotations
@@ -141,12 +142,6 @@ def write_manifest(source: Path, output: Path, *, force: bool, progress: TextIO)
         )
     entries, duplicates = plan_libraries(archives)
     skipped += duplicates
-    if not any(entry.enabled for entry in entries):
-        reasons = [Skipped(e.path, e.disabled_because or "disabled") for e in entries]
-        raise InitError(
-            f"no archive in {sources.origin} can be served, so no manifest was written:"
-            f"{_listing(reasons)}"
-        )
     text = render_manifest(entries, skipped, root=sources.root, origin=sources.origin)
     write_atomically(output, text, _verifier(sources.root, entries))
     return Written(manifest=output, root=sources.root, entries=entries, skipped=skipped)

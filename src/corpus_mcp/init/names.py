@@ -7,17 +7,27 @@ A library's name appears in every ref, so it should read like the project
 (``Wikipedia``, ``DevDocs_Python``, ``StackOverflow``, ``Math.SE``) and carry a suffix
 only when two archives would otherwise share it: the language, then the selection,
 then the flavour, then the snapshot, as few of them as tell the archive apart.
+
+Archives of the other families are named by their ``Title`` where it reads as a name
+(``Python 3.11 documentation``, ``LibreTexts Chemistry``), since their ``Name`` is often
+a domain; else by the project of their ``Name`` with its brand spelled right (``iFixit``,
+``TED``), a domain by its own label (``docs.python.org``: ``Python``). A name holds no
+space (it is the authority of a ``corpus://Library/path`` ref, and the manifest allows
+ASCII letters, digits, ``_``, ``.`` and ``-``), so the words of a title are joined by
+``_``, as Kiwix's own names join them: ``Python_3.11_documentation``.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import msgspec
 
+from corpus_mcp.families import Family
 from corpus_mcp.snapshots import without_snapshot
 from corpus_mcp.zim import ArchiveInfo
 
@@ -39,7 +49,25 @@ KNOWN_PROJECTS = {
     "askubuntu.com": "AskUbuntu",
     "mathoverflow.net": "MathOverflow",
     "stackapps.com": "StackApps",
+    "ted": "TED",
+    "ifixit": "iFixit",
+    "freecodecamp": "freeCodeCamp",
+    "fcc": "freeCodeCamp",
+    "libretexts": "LibreTexts",
+    "wikihow": "wikiHow",
+    "gutenberg": "Gutenberg",
 }
+#: Families whose Name conventions the names above are built on: their Title is not used
+#: (it would rename libraries whose refs agents already hold).
+NAMED_BY_NAME: frozenset[Family] = frozenset({"mwoffliner", "devdocs2zim", "sotoki"})
+MAX_TITLE_WORDS = 5
+MAX_TITLE_CHARS = MAX_NAME_CHARS // 2
+_TITLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.]*(?: [A-Za-z0-9][A-Za-z0-9.-]*)*$")
+"""Words of letters, digits and dots (``3.11``): no ``-`` or ``:`` between them, no
+underscores (an identifier, not a title), no brackets."""
+_CONNECTIVES = frozenset({"in", "for", "by", "from", "on", "de", "en", "auf", "sur"})
+"""A title with one of these is a phrase (``iFixit in English``), not a name."""
+_SECOND_LEVEL = frozenset({"co", "com", "org", "net", "ac", "gov", "edu"})
 _DEVDOCS = ("devdocs", "devdocs.io")
 _STACK_EXCHANGE = ".stackexchange.com"
 
@@ -54,6 +82,8 @@ class Identity(msgspec.Struct, frozen=True, kw_only=True):
     selection: str
     flavour: str
     snapshot: str
+    title: str = ""
+    """The archive's Title as a name, where it reads as one (else empty)."""
 
     @property
     def lineage(self) -> str:
@@ -78,6 +108,29 @@ def sanitise(text: str) -> str:
 
 def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def _ascii(text: str) -> str:
+    """``text`` with its accents taken off (``Wikipédia``: ``Wikipedia``)."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
+def title_name(info: ArchiveInfo) -> str:
+    """``info``'s Title as a name (words joined by ``_``), or "" where it does not read
+    as one: absent (the reader gave the file name), the Name again, a phrase, too long,
+    or with characters a name cannot hold."""
+    title = " ".join(_ascii(info.title).split())
+    if info.family in NAMED_BY_NAME or not title:
+        return ""
+    if title.lower() in (Path(info.file).stem.lower(), info.name.strip().lower()):
+        return ""
+    words = title.split(" ")
+    if len(words) > MAX_TITLE_WORDS or len(title) > MAX_TITLE_CHARS:
+        return ""
+    if not _TITLE.match(title) or any(word.lower() in _CONNECTIVES for word in words):
+        return ""
+    return "_".join(words)
 
 
 def identity_of(info: ArchiveInfo) -> Identity:
@@ -107,21 +160,36 @@ def identity_of(info: ArchiveInfo) -> Identity:
         selection="_".join(rest),
         flavour=flavour,
         snapshot=info.snapshot or "",
+        title=title_name(info),
     )
+
+
+def _domain_label(project: str) -> str:
+    """A project that is a domain by its own label (``docs.python.org``: ``Python``,
+    ``vikidia.org``: ``Vikidia``, ``chem.libretexts.org``: ``LibreTexts``); any other
+    project capitalised."""
+    labels = [label for label in project.split(".") if label]
+    if len(labels) > 1:
+        labels.pop()  # the top-level domain
+        if len(labels) > 1 and labels[-1].lower() in _SECOND_LEVEL:
+            labels.pop()  # example.co.uk
+    label = labels[-1] if labels else project
+    return KNOWN_PROJECTS.get(label.lower()) or _capitalised(label)
 
 
 def readable_base(identity: Identity) -> str:
     """The name an archive gets when no other archive claims it."""
     project = identity.project.lower()
-    if project in _DEVDOCS:
+    if identity.title:
+        base = identity.title
+    elif project in _DEVDOCS:
         base = "DevDocs" + (f"_{_capitalised(identity.selection)}" if identity.selection else "")
     elif project.endswith(_STACK_EXCHANGE):
         base = _capitalised(project.removesuffix(_STACK_EXCHANGE)) + ".SE"
     elif project in KNOWN_PROJECTS:
         base = KNOWN_PROJECTS[project]
-    else:  # a domain (vikidia.org) reads best without its top-level part
-        original = identity.project
-        base = _capitalised(original.rsplit(".", 1)[0] if "." in original else original)
+    else:
+        base = _domain_label(identity.project)
     return sanitise(base)[: MAX_NAME_CHARS // 2] or "library"
 
 

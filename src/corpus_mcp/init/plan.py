@@ -1,12 +1,12 @@
 """From the archives' metadata to the manifest's libraries (pure).
 
-Each archive becomes one library whose adapter is its detected family. What cannot be
-served well is still listed, disabled, with the reason, so the operator sees it and can
-decide: an archive of an unknown family (the adapter is a guess); another snapshot or
-flavour of a library that is also there (same Name: both would answer every query
-twice), of which the newest, then the one with the most text, is enabled and keeps the
-plain name, so refs stay valid across updates. A second copy of the same archive (same
-UUID) is left out altogether.
+Each archive becomes one library, enabled, whose adapter is its family's
+(:mod:`corpus_mcp.families`: the family's own adapter where one is registered, the
+generic HTML adapter otherwise, so an archive of no known family is served too). Only
+another snapshot or flavour of a library that is also there (same Name: both would
+answer every query twice) is listed disabled, with the reason; the newest, then the one
+with the most text, is enabled and keeps the plain name, so refs stay valid across
+updates. A second copy of the same archive (same UUID) is left out altogether.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from pathlib import Path
 
 import msgspec
 
-from corpus_mcp.config import AdapterName
+from corpus_mcp.adapters import ADAPTERS
+from corpus_mcp.families import adapter_for
 from corpus_mcp.init.names import (
     Identity,
     deduplicate,
@@ -29,9 +30,6 @@ from corpus_mcp.init.names import (
 from corpus_mcp.init.sources import Skipped
 from corpus_mcp.zim import ArchiveInfo
 
-FALLBACK_ADAPTER: AdapterName = "mediawiki"
-"""Written for an archive of unknown family (disabled): the most general HTML reader."""
-
 
 class Entry(msgspec.Struct, frozen=True, kw_only=True):
     """One ``[[library]]`` of the manifest to write, with what its comment shows."""
@@ -39,7 +37,8 @@ class Entry(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     path: str
     """Relative to the corpus root, with ``/`` separators."""
-    adapter: AdapterName
+    adapter: str
+    """A name registered in :data:`corpus_mcp.adapters.ADAPTERS`."""
     enabled: bool
     info: ArchiveInfo
     disabled_because: str | None = None
@@ -50,15 +49,6 @@ class Archive(msgspec.Struct, frozen=True):
 
     path: str
     info: ArchiveInfo
-
-
-def _unknown_family(info: ArchiveInfo) -> str:
-    scraper = f"Scraper {info.scraper!r}" if info.scraper else "no Scraper"
-    return (
-        f"family not recognised ({scraper}; Tags, Name {info.name or '(none)'!r} and file name "
-        "name no mwoffliner, devdocs2zim or sotoki archive): if it is one, set its adapter "
-        "and enabled = true"
-    )
 
 
 def _preferred_first(archives: list[Archive], identities: dict[str, Identity]) -> list[Archive]:
@@ -116,13 +106,11 @@ def plan_libraries(archives: Sequence[Archive]) -> tuple[list[Entry], list[Skipp
                 f"which is enabled: this is {_variant(archive, identities)}, that "
                 f"{_variant(newest, identities)}; both enabled would answer every query twice"
             )
-        elif archive.info.family is None:
-            reason = _unknown_family(archive.info)
         entries.append(
             Entry(
                 name=unique[index],
                 path=archive.path,
-                adapter=archive.info.family or FALLBACK_ADAPTER,
+                adapter=adapter_for(archive.info.family, ADAPTERS),
                 enabled=reason is None,
                 info=archive.info,
                 disabled_because=reason,

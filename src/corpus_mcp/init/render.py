@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from corpus_mcp.console import human_size
+from corpus_mcp.families import LABELS
 from corpus_mcp.init.plan import Entry
 from corpus_mcp.init.sources import Skipped
 
@@ -46,6 +47,12 @@ def describe(entry: Entry) -> list[str]:
     ]
     lines = [f"{info.title} ({', '.join(facts)})"]
     lines.append(f"scraper: {info.scraper or 'unknown'}; Name: {info.name or 'none'}")
+    lines.append(
+        f"family: {LABELS[info.family]}, recognised from {info.family_evidence}; "
+        f"adapter {entry.adapter}"
+        if info.family != "html"
+        else f"family: other HTML, {info.family_evidence}; adapter {entry.adapter}"
+    )
     if entry.disabled_because:
         lines.append(f"disabled: {entry.disabled_because}")
     return ["# " + _comment_text(line) for line in lines]

@@ -28,7 +28,7 @@ import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import libzim
 import msgspec
@@ -36,6 +36,7 @@ from libzim.reader import Archive
 from libzim.search import Query, Searcher
 from libzim.suggestion import SuggestionSearcher
 
+from corpus_mcp.families import Family, recognise
 from corpus_mcp.snapshots import snapshot_in_name
 from corpus_mcp.zim.errors import (
     EntryNotFound,
@@ -46,9 +47,8 @@ from corpus_mcp.zim.errors import (
 )
 from corpus_mcp.zim.identity import ArchiveFile
 from corpus_mcp.zim.index import NO_INDEXES, FulltextIndex, TitleIndex, open_indexes
+from corpus_mcp.zim.probes import ArchiveProbe
 from corpus_mcp.zim.xapian_pool import clear_frames
-
-Family = Literal["mediawiki", "devdocs", "stackexchange"]
 
 #: How many redirect hops are followed before giving up (mwoffliner never chains
 #: more than two; anything deeper is a broken archive).
@@ -73,7 +73,10 @@ class ArchiveInfo(msgspec.Struct, frozen=True, kw_only=True):
     scraper: str | None
     tags: tuple[str, ...]
     flavour: str | None
-    family: Family | None
+    family: Family
+    """The scraper that made the archive (:mod:`corpus_mcp.families`)."""
+    family_evidence: str
+    """What showed the family: ``"Scraper 'ted2zim 3.2.1'"``, ``"entry _zim_static/wombat.js"``."""
     has_fulltext_index: bool
     has_title_index: bool
     new_namespace_scheme: bool
@@ -112,46 +115,6 @@ class SearchPage(msgspec.Struct, frozen=True, kw_only=True):
 class Suggestion(msgspec.Struct, frozen=True):
     path: str
     title: str
-
-
-def detect_family(
-    scraper: str | None, tags: tuple[str, ...], name: str, file: str
-) -> Family | None:
-    """Which scraper family an archive looks like, from Scraper, then Tags, Name, filename."""
-    s = (scraper or "").lower()
-    if s.startswith("mwoffliner"):
-        return "mediawiki"
-    if s.startswith("sotoki"):
-        return "stackexchange"
-    if s.startswith("devdocs"):
-        return "devdocs"
-    lowered = {t.lower() for t in tags}
-    if lowered & {"_category:stack_exchange", "stack_exchange", "stackexchange"}:
-        return "stackexchange"
-    if "devdocs" in lowered:
-        return "devdocs"
-    wiki_tags = {
-        "wikipedia",
-        "_category:wikipedia",
-        "mdwiki",
-        "wikibooks",
-        "wiktionary",
-        "wikivoyage",
-        "wikiquote",
-        "wikisource",
-        "wikinews",
-        "wikiversity",
-    }
-    if lowered & wiki_tags or any(t.startswith("_category:wiki") for t in lowered):
-        return "mediawiki"
-    for text in (name.lower(), Path(file).name.lower()):
-        if "stackexchange" in text or "stackoverflow" in text or "superuser" in text:
-            return "stackexchange"
-        if text.startswith("devdocs"):
-            return "devdocs"
-        if re.search(r"(^|[._])(wiki\w*|mdwiki)", text):
-            return "mediawiki"
-    return None
 
 
 def snapshot_of(date: str | None, file: str) -> str | None:
@@ -247,6 +210,7 @@ class ZimReader:
                     main = main.get_redirect_entry()
                     hops += 1
                 main_path = normalise_path(main.path)
+            recognised = recognise(scraper=scraper, tags=tags, name=name, probe=ArchiveProbe(a))
             return ArchiveInfo(
                 file=self.file,
                 size=int(a.filesize),
@@ -261,7 +225,8 @@ class ZimReader:
                 scraper=scraper,
                 tags=tags,
                 flavour=self.metadata("Flavour"),
-                family=detect_family(scraper, tags, name, self.file),
+                family=recognised.family,
+                family_evidence=recognised.evidence,
                 has_fulltext_index=bool(a.has_fulltext_index),
                 has_title_index=bool(a.has_title_index),
                 new_namespace_scheme=bool(a.has_new_namespace_scheme),

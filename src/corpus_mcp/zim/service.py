@@ -291,9 +291,9 @@ class ArchiveService:
             self.refuse(
                 FileProblem(
                     OTHER_FAMILY,
-                    f"{file}: a {reader.info.family or 'unknown'} archive "
-                    f"(scraper {reader.info.scraper or 'unknown'}) where the library "
-                    f"served {self._info.family or 'an unknown family'}",
+                    f"{file}: a {reader.info.family} archive "
+                    f"({reader.info.family_evidence}) where the library "
+                    f"served a {self._info.family} one",
                 )
             )
             return None
