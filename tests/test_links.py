@@ -113,3 +113,25 @@ def test_fetch_keeps_only_links_it_can_follow() -> None:
         "gone [here](corpus://L/api/index#y) [in page](#known) lost [web](https://a.org/) "
         "[nested (parens)](corpus://L/Ray_(film))"
     )
+
+
+def test_fetch_links_a_missing_path_to_its_stored_spelling() -> None:
+    """A scraper's link in one spelling to a page stored in another (ifixit2zim's
+    ``Device/Sony_WH-1000XM3`` for ``Device/Sony WH-1000XM3``) leads to the stored one,
+    its fragment and label kept; a missing path with no stored spelling is text."""
+    section = FetchedSection(
+        id="s",
+        title="S",
+        level=2,
+        content=(
+            "[the \\*device\\*](corpus://L/Device/Sony_WH-1000XM3#Section_Parts) "
+            "[gone](corpus://L/Device/Gone_Away) [kept](corpus://L/Guide/-/1)"
+        ),
+    )
+    exists = {"Device/Sony_WH-1000XM3": False, "Device/Gone_Away": False, "Guide/-/1": True}
+    respelled = {"Device/Sony_WH-1000XM3": "Device/Sony WH-1000XM3"}
+    [kept] = assemble.without_dead_links([section], exists, (), respelled)
+    assert kept.content == (
+        "[the \\*device\\*](corpus://L/Device/Sony%20WH-1000XM3#Section_Parts) "
+        "gone [kept](corpus://L/Guide/-/1)"
+    )

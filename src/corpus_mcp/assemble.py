@@ -150,19 +150,30 @@ def link_paths(sections: Sequence[FetchedSection]) -> set[str]:
 
 
 def without_dead_links(
-    sections: Sequence[FetchedSection], exists: Mapping[str, bool], anchors: Collection[str]
+    sections: Sequence[FetchedSection],
+    exists: Mapping[str, bool],
+    anchors: Collection[str],
+    respelled: Mapping[str, str] | None = None,
 ) -> list[FetchedSection]:
     """The sections with every link an agent could not follow turned into its text: a
     ref to a path the archive lacks (``exists``: path -> found; scrapers leave some, such
     as DevDocs' ``license`` link to a page it skipped) or an ``#anchor`` no section holds.
+    A ref to a missing path the archive stores under another spelling (``respelled``:
+    path -> the stored one, :meth:`Adapter.link_spellings`) links that one instead.
     """
+    moved = respelled or {}
 
     def keep(match: re.Match[str]) -> str:
         target = match.group(2)
         if target.startswith("#"):
             alive = target[1:] in anchors
         else:
-            alive = exists.get(_path(target), False)
+            path = _path(target)
+            alive = exists.get(path, False)
+            if not alive and path in moved:
+                ref = _target(target)
+                respelt = refs.encode(ref.library, moved[path], ref.fragment)
+                return f"[{match.group(1)}]({respelt})"
         return match.group(0) if alive else match.group(1)
 
     return [
@@ -173,9 +184,14 @@ def without_dead_links(
     ]
 
 
-@functools.lru_cache(maxsize=4096)
 def _path(ref: str) -> str:
-    """The entry path of a ref this server wrote (remembered: a large page's fetch
-    decodes the same few hundred refs twice, every time)."""
+    """The entry path of a ref this server wrote."""
+    return _target(ref).path
+
+
+@functools.lru_cache(maxsize=4096)
+def _target(ref: str) -> refs.Target:
+    """A ref this server wrote, decoded (remembered: a large page's fetch decodes the
+    same few hundred refs twice, every time)."""
     library = ref[len(refs.SCHEME) :].split("/", 1)[0]
-    return refs.decode(ref, [library]).path
+    return refs.decode(ref, [library])

@@ -624,10 +624,9 @@ class Corpus:
                 budget=budget,
                 cap=cap,
             )
+        exists = await self._existing(library, assemble.link_paths(folded.sections))
         chosen = assemble.without_dead_links(
-            folded.sections,
-            await self._existing(library, assemble.link_paths(folded.sections)),
-            index,
+            folded.sections, exists, index, await self._respelled(library, exists)
         )
         output = FetchOutput(
             ref=refs.encode(name, path),
@@ -674,6 +673,24 @@ class Corpus:
                 self._entries.put((uuid, path), found, 64 + len(path))
             known.update(looked_up)
         return {path: bool(found) for path, found in known.items()}
+
+    async def _respelled(self, library: Library, exists: dict[str, bool]) -> dict[str, str]:
+        """For each linked path the archive lacks, the first other spelling of it the
+        adapter names (:meth:`Adapter.link_spellings`) that the archive stores."""
+        spellings = {
+            path: library.adapter.link_spellings(path)
+            for path, found in exists.items()
+            if not found
+        }
+        wanted = {other for others in spellings.values() for other in others}
+        if not wanted:
+            return {}
+        stored = await self._existing(library, wanted)
+        return {
+            path: found
+            for path, others in spellings.items()
+            if (found := next((other for other in others if stored.get(other)), None))
+        }
 
     def _unavailable(
         self, library: str, reason: str, *, retry_after: float | None = None

@@ -65,6 +65,13 @@ class Adapter(Protocol):
         its book). Fetch still reads ``path`` itself."""
         ...
 
+    def link_spellings(self, path: str) -> tuple[str, ...]:
+        """Other paths a link to ``path`` may mean when the archive stores no entry at
+        ``path`` (a scraper that writes links in one spelling and stores pages in
+        another: ifixit2zim's ``Device/Sony_WH-1000XM3`` for ``Device/Sony WH-1000XM3``),
+        best first; fetch links the first one stored. Pure: no archive here."""
+        ...
+
     symbol_index: str | None
     """Path of an entry that maps API symbols to pages and anchors (devdocs2zim's
     ``navbar.json``), or None."""
@@ -116,6 +123,9 @@ class AdapterDefaults(ABC):
 
     def result_for(self, path: str) -> str:
         return path
+
+    def link_spellings(self, path: str) -> tuple[str, ...]:
+        return ()
 
     def source_url(self, document: Document, archive_name: str) -> str | None:
         """What the page itself says (DevDocs' attribution link, a canonical link)."""
