@@ -233,6 +233,7 @@ def test_a_family_gets_its_own_adapter_once_it_is_registered(
     registry = corpus_mcp.adapters.ADAPTERS
     monkeypatch.delitem(registry, "gutenberg", raising=False)
     monkeypatch.delitem(registry, "ted", raising=False)
+    monkeypatch.delitem(registry, "ifixit", raising=False)
     assert adapter_for("gutenberg2zim", registry) == "html"
     assert adapter_for("ted2zim", registry) == "html"
     monkeypatch.setitem(registry, "gutenberg", MediaWikiAdapter)

@@ -1,6 +1,6 @@
 """Family adapters: mwoffliner (``mediawiki``), devdocs2zim (``devdocs``), sotoki
-(``stackexchange``), gutenberg2zim (``gutenberg``) and any other HTML archive
-(``html``), each turning entries into documents."""
+(``stackexchange``), gutenberg2zim (``gutenberg``), ifixit2zim (``ifixit``) and any other
+HTML archive (``html``), each turning entries into documents."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from corpus_mcp.adapters.base import Adapter, AdapterDefaults, Landing, symbol_k
 from corpus_mcp.adapters.devdocs import DevDocsAdapter
 from corpus_mcp.adapters.gutenberg import GutenbergAdapter
 from corpus_mcp.adapters.html import HtmlAdapter
+from corpus_mcp.adapters.ifixit import IfixitAdapter
 from corpus_mcp.adapters.mediawiki import MediaWikiAdapter
 from corpus_mcp.adapters.stackexchange import StackExchangeAdapter
 
@@ -19,6 +20,7 @@ ADAPTERS: Final[dict[str, type[Adapter]]] = {
     "stackexchange": StackExchangeAdapter,
     "html": HtmlAdapter,
     "gutenberg": GutenbergAdapter,
+    "ifixit": IfixitAdapter,
 }
 ADAPTER_NAMES: Final = tuple(ADAPTERS)
 
