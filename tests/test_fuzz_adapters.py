@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from corpus_mcp import assemble, folding
 from corpus_mcp.adapters import ADAPTERS, Adapter, Landing, get_adapter
-from corpus_mcp.demo import DEMO_LIBRARIES, gutenberg, zimit
+from corpus_mcp.demo import DEMO_LIBRARIES, gutenberg, ifixit, zimit
 from corpus_mcp.document import Document, Kind, walk
 from corpus_mcp.wire import FetchOutput
 from corpus_mcp.zim.reader import ZimReader
@@ -61,11 +61,12 @@ def _sample(file: Path, adapter_name: str) -> list[Page]:
 
 @pytest.fixture(scope="module")
 def pages(demo_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Page]:
-    """Real pages of every family: the demo archives (the zimit crawl and the Gutenberg
-    library beside them), plus ../shared/zims when present."""
+    """Real pages of every family: the demo archives (the zimit crawl, the Gutenberg
+    library and the iFixit guides beside them), plus ../shared/zims when present."""
     archives = [(demo_corpus.parent / path, adapter) for _, path, adapter in DEMO_LIBRARIES]
     archives.append((zimit.build(tmp_path_factory.mktemp("zimit") / "crawl.zim"), "html"))
     archives.append((gutenberg.build(tmp_path_factory.mktemp("gutenberg") / "g.zim"), "gutenberg"))
+    archives.append((ifixit.build(tmp_path_factory.mktemp("ifixit") / "i.zim"), "ifixit"))
     if SHARED_ZIMS.is_dir():
         archives += [(SHARED_ZIMS / file, "mediawiki") for file in REAL_LIBRARIES.values()]
     collected = [page for file, adapter in archives for page in _sample(file, adapter)]
@@ -192,6 +193,22 @@ ATTRIBUTES = {
             "s-prose js-post-body",
             "highlight",
             "section",
+            # ifixit2zim's guide and device templates.
+            "guide-title",
+            "step",
+            "step-lines",
+            "level-1",
+            "level-0 bullet-line-icon-caution",
+            "stepValue",
+            "details-item",
+            "item-title",
+            "item-value",
+            "item-list-tools",
+            "attachment-link",
+            "title",
+            "banner-title",
+            "blurbListWide",
+            "cell",
         ]
     )
     | st.text(max_size=12),

@@ -236,7 +236,7 @@ def test_an_archive_of_no_known_family_is_served_by_the_generic_adapter() -> Non
         ("gutenberg2zim-3.0.1", (), "gutenberg"),
         ("warc2zim 2.3.1", (), "html"),
         ("mwoffliner 1.17.5", (), "mediawiki"),
-        (None, ("_category:iFixit",), "html"),
+        (None, ("_category:iFixit",), "ifixit"),
     ],
 )
 def test_each_family_gets_its_registered_adapter(
