@@ -155,6 +155,8 @@ def test_other_pages_are_read_by_the_generic_adapter_without_image_ids() -> None
         '<div id="content"><h1>About iFixit</h1><p>We fix things.</p>'
         '<img src="../images/igi/Ab12Cd34Ef56Gh78.standard" alt="Ab12Cd34Ef56Gh78">'
         '<p><img src="../images/x.png" alt="A teardown of a phone"> Teardowns.</p>'
+        '<div><a href="../Guide/-/9"><img src="../images/t.png" alt="Screen fix">'
+        "<span>Screen fix</span></a></div>"
         '<p><a href="../home/not_scrapped?url=Device/Phone">Phones</a> and '
         '<a href="../Info/Repair_Manifesto">our manifesto</a>.</p></div>'
     )
@@ -162,6 +164,7 @@ def test_other_pages_are_read_by_the_generic_adapter_without_image_ids() -> None
     text = _text(doc)
     assert "Ab12Cd34Ef56Gh78" not in text
     assert "A teardown of a phone" in text  # a picture's real words stay
+    assert "[Screen fix](corpus://F/Guide/-/9)" in text  # a thumbnail's alt said once
     assert "Phones and [our manifesto](corpus://F/Info/Repair_Manifesto)" in text
 
 

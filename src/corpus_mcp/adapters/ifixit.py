@@ -231,11 +231,12 @@ def _drop_image_ids(node: HtmlElement) -> None:
 
 
 def _repeats_neighbour(img: HtmlElement, alt: str) -> bool:
-    """Whether the words around ``img`` (up to three levels out) hold its ``alt``."""
+    """Whether the words around ``img`` (its parent's or grandparent's: a thumbnail in its
+    link, beside its caption) hold its ``alt``."""
     said = alt.casefold()
     return any(
         said in " ".join(holder.text_content().split()).casefold()
-        for holder in islice(img.iterancestors(), 3)
+        for holder in islice(img.iterancestors(), 2)
     )
 
 
