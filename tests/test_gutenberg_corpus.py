@@ -67,8 +67,18 @@ def archive(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 
 @pytest.fixture
 async def corpus(archive: Path) -> AsyncIterator[Corpus]:
-    # A budget no book reaches: these tests read whole books too.
-    settings = settings_for(archive, PARSE_WORKERS="0", MAX_FETCH_CHARS="10000000")
+    # A cap and a budget no book reaches: these tests read whole books too.
+    settings = settings_for(
+        archive, PARSE_WORKERS="0", MAX_FETCH_CHARS="10000000", FETCH_BUDGET_CHARS="10000000"
+    )
+    async with open_corpus(settings, load_manifest(archive, archive.parent)) as opened:
+        yield opened
+
+
+@pytest.fixture
+async def budgeted(archive: Path) -> AsyncIterator[Corpus]:
+    """The corpus as served by default: fetch's cap and budget untouched."""
+    settings = settings_for(archive, PARSE_WORKERS="0")
     async with open_corpus(settings, load_manifest(archive, archive.parent)) as opened:
         yield opened
 
@@ -121,6 +131,23 @@ async def test_the_end_of_every_book_is_reachable(corpus: Corpus, archive: Path)
         alone = await corpus.fetch(refs.encode(LIBRARY, path), [last.id])
         assert [s.id for s in alone.sections] == [last.id]
         ending = " ".join(alone.sections[0].content.split())
+        assert ending.endswith(_last_paragraph(archive, path).replace("*", r"\*")), path
+
+
+async def test_a_whole_book_over_the_budget_leads_to_its_end(
+    budgeted: Corpus, archive: Path
+) -> None:
+    # What an agent meets by default: a book over fetch's budget comes as its lead with the
+    # rest listed by size; following the last section listed (a volume lists its chapters
+    # in turn) reaches the book's last words.
+    for path in _books(archive):
+        book = refs.encode(LIBRARY, path)
+        out = await budgeted.fetch(book, None)
+        if out.truncated:
+            assert sum(len(s.content) for s in out.sections) <= 8_000, path
+        while left_out := [s for s in out.available_sections if s.chars]:
+            out = await budgeted.fetch(book, [left_out[-1].id])
+        ending = " ".join(out.sections[-1].content.split())
         assert ending.endswith(_last_paragraph(archive, path).replace("*", r"\*")), path
 
 
