@@ -27,7 +27,9 @@ import msgspec
 
 from corpus_mcp import snapshots
 
-AdapterName = Literal["mediawiki", "devdocs", "stackexchange", "html", "gutenberg"]
+AdapterName = Literal[
+    "mediawiki", "devdocs", "stackexchange", "html", "gutenberg", "freecodecamp", "libretexts"
+]
 ADAPTERS: tuple[AdapterName, ...] = get_args(AdapterName)
 
 LogLevel = Literal["debug", "info", "warning", "error"]

@@ -65,6 +65,14 @@ class Adapter(Protocol):
         its book). Fetch still reads ``path`` itself."""
         ...
 
+    def title_entry(self, path: str) -> str | None:
+        """The entry whose title is the title of the document at ``path`` when that
+        document's own entry is untitled (fcc2zim's and mindtouch2zim's content files,
+        titled by their path, behind front-article stubs carrying the page's title); None
+        for most paths. The corpus manager reads that title wherever it reads ``path``'s
+        (:func:`corpus_mcp.gather.entry_title`)."""
+        ...
+
     symbol_index: str | None
     """Path of an entry that maps API symbols to pages and anchors (devdocs2zim's
     ``navbar.json``), or None."""
@@ -116,6 +124,9 @@ class AdapterDefaults(ABC):
 
     def result_for(self, path: str) -> str:
         return path
+
+    def title_entry(self, path: str) -> str | None:
+        return None
 
     def source_url(self, document: Document, archive_name: str) -> str | None:
         """What the page itself says (DevDocs' attribution link, a canonical link)."""
