@@ -144,10 +144,11 @@ def _tidy(lines: list[str], name: str) -> str:
 
 def _hint_list(lines: list[str]) -> str:
     """``sentence`` + code block, repeated: ``- sentence`` items with the code indented
-    under each (a test without code stays an item; code without a sentence before it
-    is an item of its own)."""
+    under each (a sentence's lines joined; a test without code stays an item; code
+    without a sentence before it is an item of its own)."""
     items: list[tuple[list[str], list[str]]] = []
     fenced = False
+    open_sentence = False  # the last line was a sentence's: the next one continues it
     for line in lines:
         opening = _FENCE.match(line) is not None
         if fenced or opening:
@@ -155,11 +156,15 @@ def _hint_list(lines: list[str]) -> str:
                 items.append(([], []))
             items[-1][1].append(line)
             fenced = fenced != opening
+            open_sentence = False
         elif line.strip():
-            if items and not items[-1][1]:
+            if open_sentence:
                 items[-1][0].append(line.strip())
             else:
                 items.append(([line.strip()], []))
+            open_sentence = True
+        else:
+            open_sentence = False
     rendered = []
     for sentence, code in items:
         head = "- " + " ".join(sentence) if sentence else "-"
