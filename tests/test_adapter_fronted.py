@@ -220,6 +220,18 @@ def test_data_that_is_no_page_json_is_navigation_titled_by_the_path(data: bytes)
     assert document.title == path and document.metadata == {"navigation": "true"}
 
 
+def test_a_libretexts_link_to_a_file_is_its_text() -> None:
+    body = '<p>See <a href="content/files/table.pdf">the table</a> and <a href="https://x.org/">x</a>.</p>'
+    data = json.dumps({"htmlBody": body}).encode()
+    (lead,) = LT.parse("content/page_content_4.json", "Links", data, "Lib").sections
+    assert lead.content == "See the table and [x](https://x.org/)."
+
+
+def test_an_unclosed_hint_code_block_keeps_no_trailing_blank_lines() -> None:
+    (hints,) = read_challenge("# --hints--\n\nA test.\n\n```js\nassert(3);\n\n\n").parts
+    assert hints.markdown == "- A test.\n\n  ```js\n  assert(3);"
+
+
 def test_page_html_is_none_for_bad_json_and_a_page_otherwise() -> None:
     assert page_html(b"{") is None
     html = page_html(b'{"htmlBody": "<p class=\\"boxtitle\\">Box <em>one</em></p>"}')

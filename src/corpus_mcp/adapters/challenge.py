@@ -168,18 +168,10 @@ def _hint_list(lines: list[str]) -> str:
     rendered = []
     for sentence, code in items:
         head = "- " + " ".join(sentence) if sentence else "-"
-        body = "\n".join("  " + line if line.strip() else "" for line in _trimmed(code))
+        # An unclosed fence (a broken file) may end in blank lines: not the item's.
+        body = "\n".join("  " + line if line.strip() else "" for line in code).rstrip()
         rendered.append(f"{head}\n\n{body}" if body else head)
     return "\n\n".join(rendered)
-
-
-def _trimmed(lines: list[str]) -> list[str]:
-    """Code lines without the blank ones around them."""
-    while lines and not lines[-1].strip():
-        lines = lines[:-1]
-    while lines and not lines[0].strip():
-        lines = lines[1:]
-    return lines
 
 
 def _collapse(lines: list[str]) -> str:

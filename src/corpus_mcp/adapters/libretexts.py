@@ -25,10 +25,11 @@ import re
 from typing import Final
 
 import msgspec
-from lxml.html import HtmlElement, tostring
+from lxml.html import tostring
 
 from corpus_mcp.adapters.fronted import FrontedAdapter
 from corpus_mcp.adapters.html.adapter import HtmlAdapter
+from corpus_mcp.adapters.outline import elements
 from corpus_mcp.cleaning import make_element, parse_html, xpath_has_class
 from corpus_mcp.document import Document, Section
 
@@ -97,18 +98,15 @@ def page_html(data: bytes) -> bytes | None:
         return None
     numbered = _PAGE_INDEX.sub(r"\1", raw)
     root = parse_html(f"<html><body>{numbered}</body></html>".encode())
-    for node in root.xpath(_SCRIPTS):
-        if isinstance(node, HtmlElement):
-            node.drop_tree()
-    for box_title in root.xpath(f".//p[{xpath_has_class('boxtitle')}]"):
-        if isinstance(box_title, HtmlElement):
-            strong = make_element("strong")
-            strong.text, strong[:] = box_title.text, list(box_title)
-            box_title.text = None
-            box_title.append(strong)
-    for link in root.xpath(".//a[starts-with(@href, '#/')]"):
-        if isinstance(link, HtmlElement):
-            link.attrib.pop("href")
+    for node in elements(root, _SCRIPTS):
+        node.drop_tree()
+    for box_title in elements(root, f".//p[{xpath_has_class('boxtitle')}]"):
+        strong = make_element("strong")
+        strong.text, strong[:] = box_title.text, list(box_title)
+        box_title.text = None
+        box_title.append(strong)
+    for link in elements(root, ".//a[starts-with(@href, '#/')]"):
+        link.attrib.pop("href")
     return bytes(tostring(root, encoding="utf-8"))
 
 
