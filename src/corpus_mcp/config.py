@@ -27,7 +27,16 @@ import msgspec
 
 from corpus_mcp import snapshots
 
-AdapterName = Literal["mediawiki", "devdocs", "stackexchange", "html", "gutenberg", "ifixit"]
+AdapterName = Literal[
+    "mediawiki",
+    "devdocs",
+    "stackexchange",
+    "html",
+    "gutenberg",
+    "ifixit",
+    "freecodecamp",
+    "libretexts",
+]
 ADAPTERS: tuple[AdapterName, ...] = get_args(AdapterName)
 
 LogLevel = Literal["debug", "info", "warning", "error"]

@@ -43,6 +43,7 @@ from corpus_mcp.gather import (
     Landed,
     LibraryHits,
     collect_hits,
+    entry_title,
     land,
     load_symbols,
     with_sections,
@@ -739,10 +740,14 @@ class Corpus:
     async def _read(self, library: Library, path: str, title: str, *, index: bool) -> Parsed:
         """Read a document's bytes (holding its archive only for that), then parse them
         in a worker process (:mod:`corpus_mcp.parsing`)."""
-        entry, content = await self._in_archive(library, lambda reader: reader.read(path))
-        return await self._parser.parse(
-            library.adapter, library.name, path, entry.title or title, content, index=index
-        )
+        adapter = library.adapter
+
+        def read(reader: ZimReader) -> tuple[str, bytes]:
+            entry, content = reader.read(path)
+            return entry_title(reader, adapter, entry.path, entry.title or title), content
+
+        named, content = await self._in_archive(library, read)
+        return await self._parser.parse(adapter, library.name, path, named, content, index=index)
 
     async def _in_archive(self, library: Library, fn: Callable[[ZimReader], T]) -> T:
         """``fn`` on the library's archive, unless a call given up earlier is still inside

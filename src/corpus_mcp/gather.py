@@ -108,8 +108,25 @@ def land(reader: ZimReader, adapter: Adapter, path: str) -> Landed:
                 continue
         if section is None:
             section = adapter.section_for_path(requested)
-        return Landed(path=entry.path, title=entry.title, mimetype=entry.mimetype, section=section)
+        title = entry_title(reader, adapter, entry.path, entry.title)
+        return Landed(path=entry.path, title=title, mimetype=entry.mimetype, section=section)
     raise RedirectError(f"more than {MAX_STUB_HOPS} redirect stubs from {requested!r}")
+
+
+def entry_title(reader: ZimReader, adapter: Adapter, path: str, title: str) -> str:
+    """The title of the document at ``path``, whose entry is titled ``title``: an entry
+    untitled (libzim gives it its path) takes the title of the entry the adapter names
+    (:meth:`~corpus_mcp.adapters.Adapter.title_entry`), when the archive has it."""
+    if title and title != path:
+        return title
+    other = adapter.title_entry(path)
+    if other is None:
+        return title
+    try:
+        named = reader.resolve(other).title
+    except ZimError:
+        return title
+    return named if named and named != other else title
 
 
 def load_symbols(reader: ZimReader, adapter: Adapter) -> SymbolTable:

@@ -1,6 +1,7 @@
 """Family adapters: mwoffliner (``mediawiki``), devdocs2zim (``devdocs``), sotoki
-(``stackexchange``), gutenberg2zim (``gutenberg``), ifixit2zim (``ifixit``) and any other
-HTML archive (``html``), each turning entries into documents."""
+(``stackexchange``), gutenberg2zim (``gutenberg``), ifixit2zim (``ifixit``), fcc2zim
+(``freecodecamp``), mindtouch2zim (``libretexts``) and any other HTML archive (``html``),
+each turning entries into documents."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from typing import Final
 
 from corpus_mcp.adapters.base import Adapter, AdapterDefaults, Landing, symbol_key
 from corpus_mcp.adapters.devdocs import DevDocsAdapter
+from corpus_mcp.adapters.freecodecamp import FreeCodeCampAdapter
 from corpus_mcp.adapters.gutenberg import GutenbergAdapter
 from corpus_mcp.adapters.html import HtmlAdapter
 from corpus_mcp.adapters.ifixit import IfixitAdapter
+from corpus_mcp.adapters.libretexts import LibreTextsAdapter
 from corpus_mcp.adapters.mediawiki import MediaWikiAdapter
 from corpus_mcp.adapters.stackexchange import StackExchangeAdapter
 
@@ -21,6 +24,8 @@ ADAPTERS: Final[dict[str, type[Adapter]]] = {
     "html": HtmlAdapter,
     "gutenberg": GutenbergAdapter,
     "ifixit": IfixitAdapter,
+    "freecodecamp": FreeCodeCampAdapter,
+    "libretexts": LibreTextsAdapter,
 }
 ADAPTER_NAMES: Final = tuple(ADAPTERS)
 

@@ -70,6 +70,13 @@ class Adapter(Protocol):
         ``path`` (a scraper that writes links in one spelling and stores pages in
         another: ifixit2zim's ``Device/Sony_WH-1000XM3`` for ``Device/Sony WH-1000XM3``),
         best first; fetch links the first one stored. Pure: no archive here."""
+
+    def title_entry(self, path: str) -> str | None:
+        """The entry whose title is the title of the document at ``path`` when that
+        document's own entry is untitled (fcc2zim's and mindtouch2zim's content files,
+        titled by their path, behind front-article stubs carrying the page's title); None
+        for most paths. The corpus manager reads that title wherever it reads ``path``'s
+        (:func:`corpus_mcp.gather.entry_title`)."""
         ...
 
     symbol_index: str | None
@@ -126,6 +133,9 @@ class AdapterDefaults(ABC):
 
     def link_spellings(self, path: str) -> tuple[str, ...]:
         return ()
+
+    def title_entry(self, path: str) -> str | None:
+        return None
 
     def source_url(self, document: Document, archive_name: str) -> str | None:
         """What the page itself says (DevDocs' attribution link, a canonical link)."""

@@ -34,6 +34,7 @@ from typing import Final
 import msgspec
 
 from corpus_mcp.adapters import Adapter, get_adapter
+from corpus_mcp.gather import entry_title
 from corpus_mcp.ranking.text import title_key
 from corpus_mcp.sections.analysis import Analyser
 from corpus_mcp.sections.catalog import BuildProgress, IndexFolder, archive_key
@@ -342,7 +343,7 @@ class _Worker:
                     if self._redirect(landing.path, entry.title, landing.section):
                         yield None, entry.path, entry.title
                     continue
-            yield html, entry.path, entry.title
+            yield html, entry.path, entry_title(reader, adapter, entry.path, entry.title)
 
     def _redirect(self, path: str, title: str, section: str | None) -> bool:
         """Queue the record of a redirect at ``path`` (a libzim redirect, or where an

@@ -70,6 +70,8 @@ class HtmlAdapter(AdapterDefaults):
     ``3.11/index.html``): the main entry left out, a search never returns both."""
     redirect_stubs = True
     """A crawled site's moved pages are ``<meta http-equiv=refresh>`` stubs."""
+    tex = False
+    """Raw TeX in the text kept verbatim (a family whose pages MathJax typesets)."""
 
     def is_content(self, path: str, mimetype: str) -> bool:
         """HTML pages, not the replay files; assets are not HTML."""
@@ -106,7 +108,9 @@ class HtmlAdapter(AdapterDefaults):
         drop_chrome(body)
         page = main_content(body, html)
         _name_headings(page)
-        rendering = Rendering(links=LinkResolver(library, path, serves=self.serves), view=view)
+        rendering = Rendering(
+            links=LinkResolver(library, path, serves=self.serves), tex=self.tex, view=view
+        )
         rendering.prepare(page, html)
         h1 = next(page.iter("h1"), None)
         # Sphinx's title is inside its content, MediaWiki's above it.
