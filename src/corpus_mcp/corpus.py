@@ -33,6 +33,7 @@ from corpus_mcp import assemble, folding, metrics, ranking, refs
 from corpus_mcp.adapters import Adapter, get_adapter
 from corpus_mcp.admission import Admission, Busy
 from corpus_mcp.cache import ByteLRU
+from corpus_mcp.companions import read_companions
 from corpus_mcp.config import Manifest, Settings
 from corpus_mcp.document import Document
 from corpus_mcp.errors import CorpusError
@@ -66,6 +67,7 @@ from corpus_mcp.zim import (
     ArchiveUnavailable,
     EntryNotFound,
     RedirectError,
+    ResolvedEntry,
     ZimError,
     ZimReader,
     one_reader_per_call,
@@ -720,11 +722,23 @@ class Corpus:
         return parsed.document
 
     async def _read(self, library: Library, path: str, title: str, *, index: bool) -> Parsed:
-        """Read a document's bytes (holding its archive only for that), then parse them
-        in a worker process (:mod:`corpus_mcp.parsing`)."""
-        entry, content = await self._in_archive(library, lambda reader: reader.read(path))
+        """Read a document's bytes and its companions' (holding its archive only for
+        that), then parse them in a worker process (:mod:`corpus_mcp.parsing`)."""
+        adapter = library.adapter
+
+        def read(reader: ZimReader) -> tuple[ResolvedEntry, bytes, dict[str, bytes]]:
+            entry, content = reader.read(path)
+            return entry, content, read_companions(reader, adapter, entry.path, content)
+
+        entry, content, companions = await self._in_archive(library, read)
         return await self._parser.parse(
-            library.adapter, library.name, path, entry.title or title, content, index=index
+            adapter,
+            library.name,
+            path,
+            entry.title or title,
+            content,
+            index=index,
+            companions=companions,
         )
 
     async def _in_archive(self, library: Library, fn: Callable[[ZimReader], T]) -> T:

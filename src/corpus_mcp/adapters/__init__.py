@@ -1,6 +1,6 @@
 """Family adapters: mwoffliner (``mediawiki``), devdocs2zim (``devdocs``), sotoki
-(``stackexchange``), gutenberg2zim (``gutenberg``) and any other HTML archive
-(``html``), each turning entries into documents."""
+(``stackexchange``), gutenberg2zim (``gutenberg``), ted2zim (``ted``) and any other HTML
+archive (``html``), each turning entries into documents."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from corpus_mcp.adapters.gutenberg import GutenbergAdapter
 from corpus_mcp.adapters.html import HtmlAdapter
 from corpus_mcp.adapters.mediawiki import MediaWikiAdapter
 from corpus_mcp.adapters.stackexchange import StackExchangeAdapter
+from corpus_mcp.adapters.ted import TedAdapter
 
 ADAPTERS: Final[dict[str, type[Adapter]]] = {
     "mediawiki": MediaWikiAdapter,
@@ -19,6 +20,7 @@ ADAPTERS: Final[dict[str, type[Adapter]]] = {
     "stackexchange": StackExchangeAdapter,
     "html": HtmlAdapter,
     "gutenberg": GutenbergAdapter,
+    "ted": TedAdapter,
 }
 ADAPTER_NAMES: Final = tuple(ADAPTERS)
 
