@@ -4,6 +4,8 @@ paragraphs, and files that are no WebVTT at all."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from corpus_mcp.adapters.subtitles import (
     PARAGRAPH_CHARS,
@@ -13,6 +15,8 @@ from corpus_mcp.adapters.subtitles import (
     read_cues,
     transcript,
 )
+from corpus_mcp.adapters.ted import TedAdapter
+from corpus_mcp.demo import ted
 
 
 def test_cues_keep_their_timings_and_text() -> None:
@@ -47,8 +51,8 @@ def test_tags_are_stripped_and_references_decoded() -> None:
 
 
 def test_a_byte_order_mark_crlf_and_control_characters_are_tolerated() -> None:
-    data = "\ufeffWEBVTT\r\n\r\n00:01.000 --> 00:02.000\r\nOne\x00 two\r\n".encode()
-    assert read_cues(data) == [Cue(1.0, 2.0, "One\ufffd two")]
+    data = "\ufeffWEBVTT\r\n\r\n00:01.000 --> 00:02.000\r\nOne\x00 two&#xFFFF;\x1f\r\n".encode()
+    assert read_cues(data) == [Cue(1.0, 2.0, "One two")]
 
 
 def test_malformed_cues_and_cues_without_text_are_skipped() -> None:
@@ -109,3 +113,59 @@ def test_a_repeated_cue_is_said_once() -> None:
     cues = [Cue(0.0, 1.0, "Rolling."), Cue(1.0, 2.0, "Rolling."), Cue(2.0, 3.0, "On.")]
     assert paragraphs(cues) == ["Rolling. On."]
     assert paragraphs([]) == []
+
+
+# -- any bytes ------------------------------------------------------------------------------
+
+_LINES = st.sampled_from(
+    [
+        "WEBVTT",
+        "",
+        "NOTE x",
+        "STYLE",
+        "00:00:01.000 --> 00:00:02.000",
+        "00:00:01.000 --> 00:00:00.500 align:end",
+        "99:59:59.999 --> 100:00:00.000",
+        "1",
+        "<v A>text &amp; <c.x>more</c>",
+        "&#0; &#xFFFF; <",
+        "-->",
+    ]
+) | st.text(max_size=30)
+_FILES = st.lists(_LINES, max_size=30).map(lambda lines: "\n".join(lines).encode()) | st.binary(
+    max_size=300
+)
+
+
+@settings(max_examples=200)
+@given(data=_FILES)
+def test_any_bytes_are_a_transcript_or_refused(data: bytes) -> None:
+    try:
+        found = transcript(data)
+    except SubtitleError:
+        return
+    assert all(paragraph and paragraph == paragraph.strip() for paragraph in found)
+    assert all("\n" not in paragraph and "-->" not in paragraph for paragraph in found)
+
+
+@settings(max_examples=50)
+@given(english=_FILES, french=_FILES)
+def test_a_talk_with_any_subtitle_files_parses(english: bytes, french: bytes) -> None:
+    """Whatever its subtitle files hold, a talk is a document with its lead."""
+    talk = ted.TALKS[0]
+    companions = {
+        ted.subtitle_path(talk, "en"): english,
+        ted.subtitle_path(talk, "fr"): french,
+    }
+    page = ted.talk_page(talk).encode()
+    for view in (False, True):
+        document = TedAdapter().parse_with_companions(
+            talk.slug, talk.title, page, "TED", companions, view=view
+        )
+        assert document.sections[0].id == ""
+        assert [s.id for s in document.sections[1:]] in (
+            [],
+            ["transcript"],
+            ["transcript-fr"],
+            ["transcript", "transcript-fr"],
+        )

@@ -4,8 +4,9 @@ ted2zim keeps a talk's transcript only as subtitle files (``videos/<id>/subs/sub
 one cue per line the speaker says). What a reader wants of them is the text: the cue
 timings, ``NOTE``/``STYLE``/``REGION`` blocks and cue settings go; cue identifiers go; tags
 (``<c.yellow>``, ``<v Speaker>``, ``<i>``, inline ``<00:00:01.500>`` timestamps) are
-stripped and character references (``&amp;``) decoded; and consecutive cues are joined
-into paragraphs, broken where the speaker pauses or a long paragraph ends a sentence.
+stripped, character references (``&amp;``) decoded and control characters dropped; and
+consecutive cues are joined into paragraphs, broken where the speaker pauses or a long
+paragraph ends a sentence.
 
 A file that is not WebVTT (no ``WEBVTT`` signature, bytes that are not UTF-8) raises
 :class:`SubtitleError`; a malformed cue inside a sound file is skipped, as players do.
@@ -34,6 +35,9 @@ _BLOCK_BREAK: Final = re.compile(r"\n(?:[ \t]*\n)+")
 # Blocks that are no cues: comments, style sheets, region definitions.
 _NOT_CUES: Final = re.compile(r"(?:NOTE|STYLE|REGION)(?:[ \t].*)?")
 _TAG: Final = re.compile(r"<[^>\n]*>")
+# What XML refuses (the transcript becomes part of an HTML tree): control characters,
+# noncharacters and lone surrogates, raw or from a character reference.
+_NOT_TEXT: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff\ud800-\udfff]")
 _SENTENCE_END: Final = re.compile(r"[.!?…][\"'”’»)\]]*$")
 
 
@@ -55,7 +59,7 @@ def read_cues(data: bytes) -> list[Cue]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise SubtitleError(f"not UTF-8 text (byte {exc.start})") from None
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     blocks = _BLOCK_BREAK.split(text.strip("\n"))
     if not _SIGNATURE.fullmatch(blocks[0].split("\n", 1)[0]):
         raise SubtitleError("no WEBVTT signature on the first line")
@@ -79,7 +83,7 @@ def _cue(lines: list[str]) -> Cue | None:
         return None
     start, end = _seconds(timing.groups()[:4]), _seconds(timing.groups()[4:])
     text = " ".join(unescape(_TAG.sub("", line)) for line in lines[timing_line + 1 :])
-    text = " ".join(text.split())
+    text = " ".join(_NOT_TEXT.sub("", text).split())
     return Cue(start, end, text) if text else None
 
 
