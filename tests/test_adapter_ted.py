@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from corpus_mcp import companions as companions_module
 from corpus_mcp import refs
 from corpus_mcp.adapters import get_adapter
 from corpus_mcp.adapters.ted import TedAdapter, Track, tracks
-from corpus_mcp.companions import COMPANION_MAX_BYTES, MAX_COMPANIONS, read_companions
+from corpus_mcp.companions import COMPANION_MAX_BYTES, read_companions
 from corpus_mcp.config import load_manifest
 from corpus_mcp.corpus import Corpus, open_corpus
 from corpus_mcp.demo import ted as demo
@@ -291,8 +292,32 @@ def test_companions_read_only_what_exists_within_bounds(tmp_path: Path) -> None:
     assert sorted(found) == [demo.subtitle_path(talk, "en"), demo.subtitle_path(talk, "fr")]
     assert found[demo.subtitle_path(talk, "en")] == talk.subtitles["en"].encode()
 
-    class Many(TedAdapter):
-        def companions(self, path: str, content: bytes) -> tuple[str, ...]:
-            return tuple(page.path for page in entries if page.path.startswith("assets/")) * 20
 
-    assert len(read_companions(reader, Many(), talk.slug, b"")) <= MAX_COMPANIONS
+def test_companions_past_the_limit_are_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    talk = demo.TALKS[0]
+    reader = ZimReader(demo.build(tmp_path / FILE))
+    monkeypatch.setattr(companions_module, "MAX_COMPANIONS", 1)
+    found = read_companions(reader, TedAdapter(), talk.slug, reader.content(talk.slug))
+    assert list(found) == [demo.subtitle_path(talk, "en")]
+
+
+def test_a_talk_without_a_speaker_and_two_files_of_one_language() -> None:
+    """The talk is titled by its title alone; a second file in a language already read
+    adds no second section of the same id."""
+    page = (
+        b'<html><body><p class="title lang-default">T</p>'
+        b'<track src="a.vtt" srclang="en"><track src="b.vtt" srclang="de">'
+        b'<track src="c.vtt" srclang="de"></body></html>'
+    )
+    vtt = b"WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n"
+    companions = {"a.vtt": vtt + b"A.\n", "b.vtt": vtt + b"B.\n", "c.vtt": vtt + b"C.\n"}
+    document = TedAdapter().parse_with_companions("t", "T", page, LIBRARY, companions)
+    assert document.title == "T"
+    assert document.metadata == {"heading": "T"}
+    assert [(s.id, s.content) for s in document.sections] == [
+        ("", ""),
+        ("transcript", "A."),
+        ("transcript-de", "B."),
+    ]

@@ -36,6 +36,8 @@ METADATA: Final = {
     "Tags": "ted;science;_category:ted;ted;_videos:yes;_ftindex:yes",
 }
 _LABELS: Final = {"en": "English", "fr": "français - French"}
+LANGUAGES: Final = tuple(_LABELS)
+"""The subtitle languages of the archive (its ``Language`` metadata: ``eng,fra``)."""
 
 
 class Talk(msgspec.Struct, frozen=True, kw_only=True):
@@ -200,7 +202,7 @@ def _asset(path: str, content: str | bytes, mimetype: str) -> Page:
 def pages(talks: tuple[Talk, ...] = TALKS) -> list[Page]:
     """Every entry of the archive but its redirects: talks, files, scripts, ``index``."""
     out = [Page(path=MAIN_PATH, title="TED Talks", content=_INDEX_PAGE)]
-    for language in ("en", "fr"):
+    for language in LANGUAGES:
         listed = [
             {"id": t.id, "slug": t.slug, "title": t.title, "speaker": t.speaker}
             for t in talks
