@@ -225,6 +225,7 @@ def test_tracks_are_the_spoken_subtitle_files_as_archive_paths() -> None:
         b'<track kind="chapters" src="videos/1/chapters.vtt">'
         b'<track src="https://cdn.example/subs.vtt"><track src="/abs.vtt">'
         b'<track src="../../outside.vtt"><track src=""><track srclang="de">'
+        b'<track data-src="videos/1/lazy.vtt" srclang="it">'
         b'<track src="videos/1/subs/subs_pt%2DBR.vtt#x" srclang="PT_br"></video>'
     )
     assert tracks("talk", html) == [

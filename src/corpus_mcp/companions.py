@@ -22,8 +22,9 @@ from corpus_mcp.zim import ZimError, ZimReader
 
 __all__ = ["COMPANION_MAX_BYTES", "MAX_COMPANIONS", "read_companions"]
 
-#: Companion entries read per page at most (a talk has one subtitle file per language).
-MAX_COMPANIONS: Final = 32
+#: Companion entries read per page at most (a talk has one subtitle file per language;
+#: TED's most translated talks have about a hundred).
+MAX_COMPANIONS: Final = 128
 #: A companion larger than this is not read (a subtitle file is a few dozen KB).
 COMPANION_MAX_BYTES: Final = 4 * 1024 * 1024
 

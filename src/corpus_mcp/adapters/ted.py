@@ -47,7 +47,8 @@ __all__ = ["TedAdapter", "Track", "tracks"]
 _INDEX: Final = "index"
 _TRACK_TAG: Final = re.compile(rb"<track\b[^>]*>", re.IGNORECASE)
 _ATTRIBUTE: Final = re.compile(
-    rb"""\b(src|kind|srclang|label)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE
+    rb"""(?<![\w-])(src|kind|srclang|label)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""",
+    re.IGNORECASE,
 )
 # Tracks that hold what is said (a ``chapters`` or ``metadata`` track does not).
 _SPOKEN_KINDS: Final = frozenset({"", "subtitles", "captions"})
