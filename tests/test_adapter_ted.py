@@ -242,7 +242,7 @@ def test_a_talk_parsed_alone_has_no_transcript_and_other_pages_read_as_html() ->
     talk = demo.TALKS[0]
     alone = adapter.parse(talk.slug, talk.title, demo.talk_page(talk).encode(), LIBRARY)
     assert [s.id for s in alone.sections] == [""]
-    assert alone.metadata == {"heading": talk.title, "speaker": "Amara Okafor"}
+    assert alone.metadata == {"heading": talk.title}
     other = adapter.parse(
         "about", "About", b"<html><body><h1>About</h1><p>Who we are.</p></body></html>", "L"
     )

@@ -132,15 +132,13 @@ class TedAdapter(HtmlAdapter):
         body = page.find("body")
         blocks = list(flatten(body if body is not None else page))
         sections = build_sections(blocks, talk_title, rendering)
-        metadata = {"heading": talk_title}
-        if speaker:
-            metadata["speaker"] = speaker
         return Document(
             path=path,
             title=f"{speaker}: {talk_title}" if speaker else talk_title,
             kind="article",
             sections=sections,
-            metadata=metadata,
+            # Ranking weighs the heading as a title: the talk's own, without its speaker.
+            metadata={"heading": talk_title},
             view=view,
         )
 
