@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from corpus_mcp import assemble, folding
 from corpus_mcp.adapters import ADAPTERS, Adapter, Landing, get_adapter
-from corpus_mcp.demo import DEMO_LIBRARIES, freecodecamp, gutenberg, ifixit, libretexts, zimit
+from corpus_mcp.demo import DEMO_LIBRARIES, freecodecamp, gutenberg, ifixit, libretexts, ted, zimit
 from corpus_mcp.document import Document, Kind, walk
 from corpus_mcp.wire import FetchOutput
 from corpus_mcp.zim.reader import ZimReader
@@ -62,14 +62,15 @@ def _sample(file: Path, adapter_name: str) -> list[Page]:
 @pytest.fixture(scope="module")
 def pages(demo_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Page]:
     """Real pages of every family: the demo archives (the zimit crawl, the Gutenberg,
-    iFixit, freeCodeCamp and LibreTexts libraries beside them), plus ../shared/zims when
-    present."""
+    iFixit, freeCodeCamp, LibreTexts and TED libraries beside them), plus ../shared/zims
+    when present."""
     archives = [(demo_corpus.parent / path, adapter) for _, path, adapter in DEMO_LIBRARIES]
     archives.append((zimit.build(tmp_path_factory.mktemp("zimit") / "crawl.zim"), "html"))
     archives.append((gutenberg.build(tmp_path_factory.mktemp("gutenberg") / "g.zim"), "gutenberg"))
     archives.append((ifixit.build(tmp_path_factory.mktemp("ifixit") / "i.zim"), "ifixit"))
     archives.append((freecodecamp.build(tmp_path_factory.mktemp("fcc") / "f.zim"), "freecodecamp"))
     archives.append((libretexts.build(tmp_path_factory.mktemp("lt") / "l.zim"), "libretexts"))
+    archives.append((ted.build(tmp_path_factory.mktemp("ted") / "ted.zim"), "ted"))
     if SHARED_ZIMS.is_dir():
         archives += [(SHARED_ZIMS / file, "mediawiki") for file in REAL_LIBRARIES.values()]
     collected = [page for file, adapter in archives for page in _sample(file, adapter)]

@@ -232,7 +232,7 @@ def test_an_archive_of_no_known_family_is_served_by_the_generic_adapter() -> Non
 @pytest.mark.parametrize(
     ("scraper", "tags", "adapter"),
     [
-        ("ted2zim 3.2.1", (), "html"),
+        ("ted2zim 3.2.1", (), "ted"),
         ("gutenberg2zim-3.0.1", (), "gutenberg"),
         ("warc2zim 2.3.1", (), "html"),
         ("mwoffliner 1.17.5", (), "mediawiki"),

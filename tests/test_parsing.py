@@ -18,6 +18,7 @@ import trio
 
 from corpus_mcp import parsing
 from corpus_mcp.adapters import get_adapter
+from corpus_mcp.demo import ted
 from corpus_mcp.document import walk
 from corpus_mcp.parsing import ParseFailure, joined, open_parse_pool, parse
 from corpus_mcp.zim import ZimReader
@@ -151,7 +152,7 @@ def test_a_worker_job_returns_the_parsed_document_pickled(demo_archives: dict[st
         ("stackexchange", "Library"),
         GIL_QUESTION,
         title,
-        content,
+        (content, {}),
         True,
     )
     parsed = pickle.loads(pickled)
@@ -183,3 +184,27 @@ def _wait_until_gone(pid: int) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"worker {pid} still alive after its parse was cancelled")
         time.sleep(0.01)
+
+
+async def test_a_page_s_companions_reach_its_worker() -> None:
+    """A TED talk parsed in a worker process gets its subtitle files' bytes: the
+    transcript is in the document the worker sends back."""
+    talk = ted.TALKS[0]
+    companions = {
+        ted.subtitle_path(talk, lang): vtt.encode() for lang, vtt in talk.subtitles.items()
+    }
+    page = ted.talk_page(talk).encode()
+    async with open_parse_pool(1) as pool:
+        parsed = await pool.parse(
+            get_adapter("ted"),
+            "TED",
+            talk.slug,
+            talk.title,
+            page,
+            index=False,
+            companions=companions,
+        )
+        alone = await pool.parse(get_adapter("ted"), "TED", talk.slug, talk.title, page, index=True)
+    assert [s.id for s in parsed.document.sections] == ["", "transcript", "transcript-fr"]
+    assert "turns pink with eggs" in parsed.document.sections[1].content
+    assert [s.id for s in alone.document.sections] == [""]

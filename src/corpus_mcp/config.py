@@ -36,6 +36,7 @@ AdapterName = Literal[
     "ifixit",
     "freecodecamp",
     "libretexts",
+    "ted",
 ]
 ADAPTERS: tuple[AdapterName, ...] = get_args(AdapterName)
 

@@ -33,6 +33,7 @@ from corpus_mcp import assemble, folding, metrics, ranking, refs
 from corpus_mcp.adapters import Adapter, get_adapter
 from corpus_mcp.admission import Admission, Busy
 from corpus_mcp.cache import ByteLRU
+from corpus_mcp.companions import read_companions
 from corpus_mcp.config import Manifest, Settings
 from corpus_mcp.document import Document
 from corpus_mcp.errors import CorpusError
@@ -738,16 +739,25 @@ class Corpus:
         return parsed.document
 
     async def _read(self, library: Library, path: str, title: str, *, index: bool) -> Parsed:
-        """Read a document's bytes (holding its archive only for that), then parse them
-        in a worker process (:mod:`corpus_mcp.parsing`)."""
+        """Read a document's bytes and its companions' (holding its archive only for
+        that), then parse them in a worker process (:mod:`corpus_mcp.parsing`)."""
         adapter = library.adapter
 
-        def read(reader: ZimReader) -> tuple[str, bytes]:
+        def read(reader: ZimReader) -> tuple[str, bytes, dict[str, bytes]]:
             entry, content = reader.read(path)
-            return entry_title(reader, adapter, entry.path, entry.title or title), content
+            named = entry_title(reader, adapter, entry.path, entry.title or title)
+            return named, content, read_companions(reader, adapter, entry.path, content)
 
-        named, content = await self._in_archive(library, read)
-        return await self._parser.parse(adapter, library.name, path, named, content, index=index)
+        named, content, companions = await self._in_archive(library, read)
+        return await self._parser.parse(
+            adapter,
+            library.name,
+            path,
+            named,
+            content,
+            index=index,
+            companions=companions,
+        )
 
     async def _in_archive(self, library: Library, fn: Callable[[ZimReader], T]) -> T:
         """``fn`` on the library's archive, unless a call given up earlier is still inside

@@ -24,10 +24,12 @@ import multiprocessing
 import multiprocessing.forkserver
 import os
 import pickle
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from math import inf
+from types import MappingProxyType
+from typing import Final
 
 import msgspec
 import trio
@@ -42,6 +44,8 @@ FORK_SERVER_STOP_SECONDS = 10.0
 #: A worker whose resident memory grew past this after a job is replaced: one huge
 #: page must not keep its parser's memory for the life of the server.
 WORKER_MAX_RSS = 192 * 1024 * 1024
+#: What a page without companion entries is parsed with (:mod:`corpus_mcp.companions`).
+NO_COMPANIONS: Final[Mapping[str, bytes]] = MappingProxyType({})
 
 
 class Parsed(msgspec.Struct, kw_only=True, gc=False):
@@ -58,11 +62,19 @@ class ParseFailure(Exception):
 
 
 def parse(
-    adapter: Adapter, library: str, path: str, title: str, content: bytes, *, index: bool
+    adapter: Adapter,
+    library: str,
+    path: str,
+    title: str,
+    content: bytes,
+    *,
+    index: bool,
+    companions: Mapping[str, bytes] = NO_COMPANIONS,
 ) -> Parsed:
-    """Parse one document's bytes (``library``: the name its links' refs carry): for
-    search (``index``) as its view and word index, for fetch whole."""
-    document = adapter.parse(path, title, content, library, view=index)
+    """Parse one document's bytes (``library``: the name its links' refs carry; with
+    the bytes of its companion entries): for search (``index``) as its view and word
+    index, for fetch whole."""
+    document = adapter.parse_with_companions(path, title, content, library, companions, view=index)
     terms = index_document(document) if index else None
     return Parsed(document=document, terms=terms, weight=_weight(document, terms))
 
@@ -95,13 +107,21 @@ def _adapter(name: str) -> Adapter:
 
 
 def _parse_pickled(
-    shelf: tuple[str, str], path: str, title: str, content: bytes, index: bool
+    shelf: tuple[str, str],
+    path: str,
+    title: str,
+    read: tuple[bytes, Mapping[str, bytes]],
+    index: bool,
 ) -> bytes:
-    """What a worker runs (``shelf``: the adapter's name and the library's): the result
-    pickled once, here, instead of by the pool's generic machinery (the document and
-    its index share nodes: one pickle keeps them shared)."""
+    """What a worker runs (``shelf``: the adapter's name and the library's; ``read``:
+    the page's bytes and its companions'): the result pickled once, here, instead of by
+    the pool's generic machinery (the document and its index share nodes: one pickle
+    keeps them shared)."""
     adapter, library = shelf
-    parsed = parse(_adapter(adapter), library, path, title, content, index=index)
+    content, companions = read
+    parsed = parse(
+        _adapter(adapter), library, path, title, content, index=index, companions=companions
+    )
     return pickle.dumps(parsed, pickle.HIGHEST_PROTOCOL)
 
 
@@ -144,12 +164,15 @@ class ParsePool:
         content: bytes,
         *,
         index: bool,
+        companions: Mapping[str, bytes] = NO_COMPANIONS,
     ) -> Parsed:
-        """Parse one document; cancelling the caller kills the worker doing it (workers
-        receive the adapter's name: adapters hold no state)."""
+        """Parse one document (and its companions' bytes); cancelling the caller kills
+        the worker doing it (workers receive the adapter's name: adapters hold no state)."""
         if self._context is None:
             return await trio.to_thread.run_sync(
-                lambda: parse(adapter, library, path, title, content, index=index),
+                lambda: parse(
+                    adapter, library, path, title, content, index=index, companions=companions
+                ),
                 limiter=self._limiter,
                 abandon_on_cancel=True,
             )
@@ -159,7 +182,7 @@ class ParsePool:
                 (adapter.name, library),
                 path,
                 title,
-                content,
+                (content, dict(companions)),  # a plain dict pickles (a read-only view not)
                 index,
                 kill_on_cancel=True,
                 limiter=self._limiter,

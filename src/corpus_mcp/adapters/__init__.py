@@ -1,7 +1,7 @@
 """Family adapters: mwoffliner (``mediawiki``), devdocs2zim (``devdocs``), sotoki
 (``stackexchange``), gutenberg2zim (``gutenberg``), ifixit2zim (``ifixit``), fcc2zim
-(``freecodecamp``), mindtouch2zim (``libretexts``) and any other HTML archive (``html``),
-each turning entries into documents."""
+(``freecodecamp``), mindtouch2zim (``libretexts``), ted2zim (``ted``) and any other HTML
+archive (``html``), each turning entries into documents."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from corpus_mcp.adapters.ifixit import IfixitAdapter
 from corpus_mcp.adapters.libretexts import LibreTextsAdapter
 from corpus_mcp.adapters.mediawiki import MediaWikiAdapter
 from corpus_mcp.adapters.stackexchange import StackExchangeAdapter
+from corpus_mcp.adapters.ted import TedAdapter
 
 ADAPTERS: Final[dict[str, type[Adapter]]] = {
     "mediawiki": MediaWikiAdapter,
@@ -26,6 +27,7 @@ ADAPTERS: Final[dict[str, type[Adapter]]] = {
     "ifixit": IfixitAdapter,
     "freecodecamp": FreeCodeCampAdapter,
     "libretexts": LibreTextsAdapter,
+    "ted": TedAdapter,
 }
 ADAPTER_NAMES: Final = tuple(ADAPTERS)
 

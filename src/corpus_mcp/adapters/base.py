@@ -8,6 +8,7 @@ the ZIM service and hands the bytes over.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import Protocol
 
 import msgspec
@@ -107,9 +108,33 @@ class Adapter(Protocol):
         section's passages, no Markdown; see :attr:`Document.view`)."""
         ...
 
+    def companions(self, path: str, content: bytes) -> tuple[str, ...]:
+        """Other entries the document at ``path`` is made of, as archive paths (a TED
+        talk's subtitle files, named by its page's ``<track>`` elements). Cheap (the bytes
+        are scanned, not parsed): the corpus manager reads those the archive has with the
+        page, for fetch, search and the section index alike, and hands their bytes to
+        :meth:`parse_with_companions`."""
+        ...
+
+    def parse_with_companions(
+        self,
+        path: str,
+        title: str,
+        html: bytes,
+        library: str,
+        companions: Mapping[str, bytes],
+        *,
+        view: bool = False,
+    ) -> Document:
+        """:meth:`parse`, given the bytes of the page's companions the archive has (one
+        it lacks is absent from ``companions``; one it cannot read must not fail the
+        page). What the corpus manager calls."""
+        ...
+
 
 class AdapterDefaults(ABC):
-    """What most families do: no HTML stubs, no path-implied sections, no symbol index."""
+    """What most families do: no HTML stubs, no path-implied sections, no symbol index,
+    no companion entries."""
 
     symbol_index: str | None = None
     redirect_stubs: bool = False
@@ -143,3 +168,26 @@ class AdapterDefaults(ABC):
 
     def parse_symbols(self, data: bytes) -> list[tuple[str, Landing]]:
         return []
+
+    @abstractmethod
+    def parse(
+        self, path: str, title: str, html: bytes, library: str, *, view: bool = False
+    ) -> Document:
+        """See :meth:`Adapter.parse` (every family says it)."""
+
+    def companions(self, path: str, content: bytes) -> tuple[str, ...]:
+        """A page is one entry."""
+        return ()
+
+    def parse_with_companions(
+        self,
+        path: str,
+        title: str,
+        html: bytes,
+        library: str,
+        companions: Mapping[str, bytes],
+        *,
+        view: bool = False,
+    ) -> Document:
+        """The page alone (it has no companions)."""
+        return self.parse(path, title, html, library, view=view)

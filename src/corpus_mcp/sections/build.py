@@ -34,6 +34,7 @@ from typing import Final
 import msgspec
 
 from corpus_mcp.adapters import Adapter, get_adapter
+from corpus_mcp.companions import read_companions
 from corpus_mcp.gather import entry_title
 from corpus_mcp.ranking.text import title_key
 from corpus_mcp.sections.analysis import Analyser
@@ -306,7 +307,10 @@ class _Worker:
                 self.writer.add(self._redirects.pop())
                 continue
             try:
-                document = self.adapter.parse(entry_path, title, html, self.library, view=True)
+                companions = read_companions(self.reader, self.adapter, entry_path, html)
+                document = self.adapter.parse_with_companions(
+                    entry_path, title, html, self.library, companions, view=True
+                )
             except Exception:  # a page the adapter cannot read is not indexed
                 continue
             if document.metadata.get("navigation") == "true" or document.metadata.get("missing"):
