@@ -15,6 +15,7 @@ import json
 import re
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -273,7 +274,14 @@ async def test_sigterm_under_load_finishes_every_call_in_flight(
                     await trio.sleep(0.05)
             server.process.send_signal(signal.SIGTERM)
             signalled.set()
-            code = await trio.to_thread.run_sync(server.process.wait, GUARD)
+            try:
+                code = await trio.to_thread.run_sync(server.process.wait, GUARD)
+            except subprocess.TimeoutExpired:
+                # Say what the server was doing: its log holds the drain's progress.
+                pytest.fail(
+                    f"still running {GUARD:.0f} s after SIGTERM; calls so far "
+                    f"{dict(outcomes)}; its log ends:\n{server.stderr[-6000:]}"
+                )
         kept_alive = [_until_closed(sock) for sock in idle]
     assert failures == []  # no reset, no connection dropped without an answer
     assert code == 0
