@@ -4,7 +4,7 @@ paragraphs, and files that are no WebVTT at all."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from corpus_mcp.adapters.subtitles import (
@@ -65,6 +65,22 @@ def test_malformed_cues_and_cues_without_text_are_skipped() -> None:
         b"00:00:05.000 --> 00:00:06.000\nKept.\n"
     )
     assert read_cues(data) == [Cue(5.0, 6.0, "Kept.")]
+
+
+def test_a_timing_line_inside_a_block_starts_the_next_cue() -> None:
+    # Cues written without the blank line between them, and a timing line with no text
+    # before the next one (Hypothesis found it): "-->" never reaches a transcript.
+    data = (
+        b"WEBVTT\n\n"
+        b"00:00:01.000 --> 00:00:02.000\nOne.\n00:00:02.000 --> 00:00:03.000\nTwo.\n"
+        b"00:00:03.000 --> 00:00:04.000\n00:00:04.000 --> 00:00:05.000\n"
+        b"not a timing --> at all\nDropped.\n00:00:06.000 --> 00:00:07.000\nThree.\n"
+    )
+    assert read_cues(data) == [
+        Cue(1.0, 2.0, "One."),
+        Cue(2.0, 3.0, "Two."),
+        Cue(6.0, 7.0, "Three."),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -139,6 +155,7 @@ _FILES = st.lists(_LINES, max_size=30).map(lambda lines: "\n".join(lines).encode
 
 @settings(max_examples=200)
 @given(data=_FILES)
+@example(data=b"WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n00:00:01.000 --> 00:00:02.000")
 def test_any_bytes_are_a_transcript_or_refused(data: bytes) -> None:
     try:
         found = transcript(data)

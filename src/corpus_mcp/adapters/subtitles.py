@@ -15,7 +15,7 @@ A file that is not WebVTT (no ``WEBVTT`` signature, bytes that are not UTF-8) ra
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from html import unescape
 from typing import Final
 
@@ -65,26 +65,30 @@ def read_cues(data: bytes) -> list[Cue]:
         raise SubtitleError("no WEBVTT signature on the first line")
     cues: list[Cue] = []
     for block in blocks[1:]:
-        cue = _cue(block.split("\n"))
-        if cue is not None:
-            cues.append(cue)
+        cues.extend(_cues(block.split("\n")))
     return cues
 
 
-def _cue(lines: list[str]) -> Cue | None:
-    """A block's cue: an optional identifier line, the timing line, the text lines."""
+def _cues(lines: list[str]) -> Iterator[Cue]:
+    """A block's cues: an optional identifier line, the timing line, the text lines. A
+    line holding ``-->`` ends the text and starts another cue (WebVTT's parser does the
+    same: a payload never holds ``-->``), so a block missing its blank lines still reads."""
     if _NOT_CUES.fullmatch(lines[0]):
-        return None
+        return
     timing_line = 0 if "-->" in lines[0] else 1
-    if timing_line >= len(lines):
-        return None
-    timing = _TIMING.fullmatch(lines[timing_line])
-    if timing is None:
-        return None
-    start, end = _seconds(timing.groups()[:4]), _seconds(timing.groups()[4:])
-    text = " ".join(unescape(_TAG.sub("", line)) for line in lines[timing_line + 1 :])
-    text = " ".join(_NOT_TEXT.sub("", text).split())
-    return Cue(start, end, text) if text else None
+    while timing_line < len(lines):
+        following = next(
+            (n for n in range(timing_line + 1, len(lines)) if "-->" in lines[n]), len(lines)
+        )
+        timing = _TIMING.fullmatch(lines[timing_line])
+        if timing is not None:
+            start, end = _seconds(timing.groups()[:4]), _seconds(timing.groups()[4:])
+            payload = lines[timing_line + 1 : following]
+            text = " ".join(unescape(_TAG.sub("", line)) for line in payload)
+            text = " ".join(_NOT_TEXT.sub("", text).split())
+            if text:
+                yield Cue(start, end, text)
+        timing_line = following
 
 
 def _seconds(parts: tuple[str | None, ...]) -> float:

@@ -68,7 +68,7 @@ class TedAdapter(HtmlAdapter):
     """The ``ted`` family: talk pages with their transcripts; ``index`` is navigation."""
 
     name = "ted"
-    version = 1
+    version = 2  # 2: a timing line inside a block starts the next cue
     main_page_is_navigation = True
     """``index`` is the list of talks, filled by a script."""
     redirect_stubs = False
