@@ -158,8 +158,11 @@ $(INTEROP): tests/interop/package-lock.json
 	  echo "npm ci failed (see $(INTEROP_FAILED)): the TypeScript SDK interoperability test will be skipped"; \
 	else rm -f $(INTEROP_FAILED); fi
 
+# COVERAGE= runs the suite without measuring coverage, so without its gate (CI's run on a
+# second Python: the gates are checked on the others).
+COVERAGE ?= --cov --cov-report=term
 test: $(STAMP) $(INTEROP)
-	$(BIN)/python -m pytest -q --cov --cov-report=term
+	$(BIN)/python -m pytest -q $(COVERAGE)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests scripts container

@@ -295,8 +295,8 @@ def _add_output_options(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="corpus-mcp",
-        description="Offline ZIM archives (Wikipedia, DevDocs, Stack Exchange) as MCP "
-        "search and fetch tools, served over Streamable HTTP or stdio.",
+        description="Offline ZIM archives (Wikipedia, DevDocs, Stack Exchange and any other "
+        "Kiwix archive) as MCP search and fetch tools, served over Streamable HTTP or stdio.",
         epilog=_environment_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
