@@ -14,7 +14,7 @@ from corpus_mcp.adapters import get_adapter
 from corpus_mcp.adapters.base import Landing
 from corpus_mcp.adapters.challenge import read_challenge
 from corpus_mcp.adapters.freecodecamp import FreeCodeCampAdapter
-from corpus_mcp.adapters.libretexts import LibreTextsAdapter, page_html
+from corpus_mcp.adapters.libretexts import LibreTextsAdapter, page_html, route_link
 from corpus_mcp.demo import freecodecamp as fcc_demo
 from corpus_mcp.demo import libretexts as libretexts_demo
 from corpus_mcp.document import Document, walk
@@ -198,8 +198,73 @@ def test_a_libretexts_page_keeps_tex_boxes_and_tables() -> None:
     assert "**Learning Objectives**" in text and "**Example 1: Melting ice**" in text
     assert "\\(\\ce{H2O}\\)" in text and "| Solid | fixed | fixed |" in text
     assert "template(" not in text and "PageIndex" not in text and "youtube" not in text
-    # The reader's routes name pages by path: the text stays, the link goes.
-    assert "in 1.2: Density." in text and "#/" not in text
+    # The reader's routes name pages by their site path: a ref to that path, which the
+    # archive's page list leads to the page (the corpus does, at fetch).
+    route = "Bookshelves/Demo/Offline_Chemistry_(Demo)/01:_Matter/1.02:_Density"
+    assert f"in [1.2: Density](corpus://Lib/{route})." in text and "#/" not in text
+
+
+@pytest.mark.parametrize(
+    ("href", "link"),
+    [
+        ("#/Books/A_%28B%29/01%3A_One", "/Books/A_%28B%29/01%3A_One"),
+        ("#/Books/One?anchor=Rules_for_Counting", "/Books/One#Rules_for_Counting"),
+        ("#/Books/One/?anchor=A%20b&x=1", "/Books/One#A%20b"),
+        ("#/Books/One?other=1", "/Books/One"),
+    ],
+)
+def test_a_route_becomes_a_link_to_its_site_path_with_its_anchor(href: str, link: str) -> None:
+    assert route_link(href) == link
+
+
+def test_the_page_list_leads_site_paths_to_data_files_and_gives_their_addresses() -> None:
+    shared = {
+        "libraryOnlineUrl": "https://chem.libretexts.org/",
+        "pages": [
+            {"id": "7", "title": "Book", "path": "Bookshelves/Book_(X)"},
+            {"id": 8, "title": "1.1: One", "path": "/Bookshelves/Book_(X)/1.01:_One/"},
+            {"id": "9", "title": "Root", "path": ""},
+        ],
+    }
+    pages = LT.parse_page_list(json.dumps(shared).encode())
+    assert pages.paths == {
+        "Bookshelves/Book_(X)": "content/page_content_7.json",
+        "Bookshelves/Book_(X)/1.01:_One": "content/page_content_8.json",
+    }
+    assert pages.urls == {
+        "content/page_content_7.json": "https://chem.libretexts.org/Bookshelves/Book_(X)",
+        "content/page_content_8.json": "https://chem.libretexts.org/Bookshelves/Book_(X)/"
+        "1.01%3A_One",
+    }
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"{", b"[]", b'{"pages": 3}', b'{"pages": [{"id": "1"}]}'],
+)
+def test_a_page_list_it_cannot_read_is_empty(data: bytes) -> None:
+    pages = LT.parse_page_list(data)
+    assert (pages.paths, pages.urls) == ({}, {})
+
+
+def test_a_page_list_without_a_web_address_gives_no_addresses() -> None:
+    shared = {"libraryOnlineUrl": "file:///x", "pages": [{"id": "7", "path": "B/One"}]}
+    pages = LT.parse_page_list(json.dumps(shared).encode())
+    assert pages.paths == {"B/One": "content/page_content_7.json"} and pages.urls == {}
+
+
+def test_a_contents_page_keeps_its_list_as_links() -> None:
+    body = (
+        '<div id="dynamicTOC"><ul class="toc chapter_level"><li><h2 class="chapter_entry">'
+        '<a href="#/B/One">1: One</a></h2><ul class="section_level"><li>'
+        '<span class="content_entry"><a href="#/B/One/1.1">1.1: First</a></span></li></ul>'
+        "</li></ul></div>"
+    )
+    data = json.dumps({"htmlBody": body}).encode()
+    (lead,) = LT.parse("content/page_content_5.json", "Contents", data, "Lib").sections
+    assert lead.content == (
+        "- [1: One](corpus://Lib/B/One)\n  - [1.1: First](corpus://Lib/B/One/1.1)"
+    )
 
 
 def test_a_page_of_script_templates_only_is_navigation() -> None:

@@ -222,8 +222,15 @@ async def test_a_search_across_a_swap_reads_the_old_archive_and_is_not_remembere
     assert "devdocs_python" not in {result.library for result in after.results}
 
 
-async def test_a_new_archive_whose_symbols_cannot_be_read_is_not_served(
-    corpus: Corpus, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize(
+    ("loader", "table"), [("load_symbols", "its symbol index"), ("load_pages", "its page list")]
+)
+async def test_a_new_archive_whose_tables_cannot_be_read_is_not_served(
+    corpus: Corpus,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    loader: str,
+    table: str,
 ) -> None:
     file = served(corpus, "devdocs_cpp")
     old = corpus.library("devdocs_cpp").service.held
@@ -232,13 +239,13 @@ async def test_a_new_archive_whose_symbols_cannot_be_read_is_not_served(
     def unreadable(reader: ZimReader, adapter: object) -> None:
         raise ZimError("entry lookup failed: simulated")
 
-    monkeypatch.setattr("corpus_mcp.corpus.load_symbols", unreadable)
+    monkeypatch.setattr(f"corpus_mcp.gather.{loader}", unreadable)
     for _ in range(3):
         assert not await corpus.recheck("devdocs_cpp")
     assert corpus.unavailable_libraries == {}
     assert corpus.library("devdocs_cpp").service.held is old  # the old one serves on
     [refused] = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert f"cannot be served: {NOT_AN_ARCHIVE} ({file}: its symbol index: " in refused
+    assert f"cannot be served: {NOT_AN_ARCHIVE} ({file}: {table}: " in refused
     monkeypatch.undo()
     await back_again(corpus, "devdocs_cpp")
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -555,19 +553,6 @@ def test_relevance_cases_point_at_real_documents(readers: dict[str, ZimReader]) 
 
 
 # -- building -------------------------------------------------------------------------
-
-
-def test_building_prints_nothing_to_stdout(tmp_path: Path) -> None:
-    # A process of its own, so that libzim's writes to file descriptor 1 would show.
-    run = subprocess.run(
-        [sys.executable, "-m", "corpus_mcp.demo", str(tmp_path / "cli")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert (run.returncode, run.stdout) == (0, "")
-    assert f"{len(DEMO_LIBRARIES)} archives" in run.stderr
-    assert (tmp_path / "cli" / "corpus.toml").is_file()
 
 
 def test_large_synthetic_builders_at_small_size(tmp_path: Path) -> None:

@@ -62,6 +62,13 @@ class Case(msgspec.Struct, frozen=True, kw_only=True):
     """The archive's own full-text index holds the pages' words (mindtouch2zim's stubs
     carry them as IndexData; fcc2zim indexes none: its pages are found by their title or
     through the section index)."""
+    links: tuple[tuple[str, str, str, str], ...] = ()
+    """Links between pages: (page, link text, the page it leads to, the section it lands
+    on); every one is a ref that fetch follows there."""
+    unlinked: tuple[str, str] | None = None
+    """(page, text of a link to a page the archive lacks): it stays text."""
+    contents: tuple[str, int] | None = None
+    """(the book's contents page, how many pages it links to)."""
 
 
 CASES = (
@@ -125,10 +132,26 @@ CASES = (
         stub="index/page_500111",
         sections=("", "section_1", "section_2"),
         verbatim=("\\(\\ce{H2O}\\)", "\\[ q = n\\,\\Delta H_\\text{fus}"),
-        source_url=None,
+        source_url="https://chem.libretexts.org/Bookshelves/Demo/Offline_Chemistry_(Demo)/"
+        "01%3A_Matter/1.01%3A_States_of_Matter",
         navigation="content/page_content_500110.json",
         no_documents=("index.html", "content/shared.json", "content/config.json"),
         fulltext=True,
+        links=(
+            (
+                "content/page_content_500111.json",
+                "1.2: Density",
+                "content/page_content_500112.json",
+                "",
+            ),
+            (
+                "content/page_content_500112.json",
+                "Melting Heat",
+                "content/page_content_500111.json",
+                "section_2",
+            ),
+        ),
+        unlinked=("content/page_content_500112.json", "a chapter not in this archive"),
     ),
     Case(
         name="libretexts-real",
@@ -142,10 +165,26 @@ CASES = (
         stub="index/page_402111",
         sections=("", "section_1", "section_2", "section_3", "section_4"),
         verbatim=("\\(PV = nRT\\)", "\\(P_1V_1 = P_2V_2\\)"),
-        source_url=None,
+        source_url="https://chem.libretexts.org/Bookshelves/Introductory_Chemistry/"
+        "Introductory_Chemistry_(Sandbox)/01%3A_The_Chemical_World/1.01%3A_Scientific_Method",
         navigation="content/page_content_402110.json",
         no_documents=("index.html", "content/shared.json", "content/config.json"),
         fulltext=True,
+        links=(
+            (
+                "content/page_content_402111.json",
+                "1.2: Classifying Matter",
+                "content/page_content_402112.json",
+                "",
+            ),
+            (
+                "content/page_content_402122.json",
+                "significant figures",
+                "content/page_content_402121.json",
+                "section_2",
+            ),
+        ),
+        contents=("content/page_content_402102.json", 8),
     ),
 )
 _DEMOS = {"freecodecamp": fcc_demo.build, "libretexts": libretexts_demo.build}
@@ -321,3 +360,45 @@ async def test_hints_are_a_list_and_code_stays_fenced(
     assert "  ```js" in hints.content
     (seed,) = (await corpus.fetch(refs.encode(LIBRARY, case.page), ["seed"])).sections
     assert seed.content.startswith("```js") and seed.content.rstrip().endswith("```")
+
+
+_REF_LINK = re.compile(r"\[([^\]]+)\]\((corpus://[^)\s]+)\)")
+
+
+async def test_links_between_pages_lead_to_their_pages_and_sections(
+    corpus: Corpus, served: tuple[Case, Path]
+) -> None:
+    """The reader's routes become refs to the pages they name (the archive's page list),
+    their anchors kept: each fetches that page, landing on the anchor's section."""
+    case, _ = served
+    if not case.links:
+        pytest.skip(f"{case.name}: its pages do not link to each other")
+    for page, label, target, landed in case.links:
+        out = await corpus.fetch(refs.encode(LIBRARY, page), None)
+        text = "\n".join(s.content for s in out.sections)
+        [ref] = [ref for text_, ref in _REF_LINK.findall(text) if text_ == label]
+        assert refs.decode(ref, [LIBRARY])[1] == target, ref
+        followed = await corpus.fetch(ref, None)
+        assert followed.ref == refs.encode(LIBRARY, target)
+        if landed:
+            assert [s.id for s in followed.sections] == [landed]
+    if case.unlinked is not None:
+        page, label = case.unlinked
+        out = await corpus.fetch(refs.encode(LIBRARY, page), None)
+        text = "\n".join(s.content for s in out.sections)
+        assert label in text and f"[{label}]" not in text
+
+
+async def test_the_contents_page_lists_the_book_as_links_that_fetch(
+    corpus: Corpus, served: tuple[Case, Path]
+) -> None:
+    case, _ = served
+    if case.contents is None:
+        pytest.skip(f"{case.name}: no contents page")
+    page, count = case.contents
+    out = await corpus.fetch(refs.encode(LIBRARY, page), None)
+    linked = _REF_LINK.findall("\n".join(s.content for s in out.sections))
+    assert len(linked) == count
+    for label, ref in linked:
+        followed = await corpus.fetch(ref, None)
+        assert followed.title.endswith(label.split(": ", 1)[-1]), (label, followed.title)

@@ -40,13 +40,14 @@ from corpus_mcp.errors import CorpusError
 from corpus_mcp.fanout import Abandonable, Checkpoint, Failure, Job, Occupancy, Stuck, fan_out
 from corpus_mcp.federate import Candidate, competitive, federate, order, rescore, weigh_words
 from corpus_mcp.gather import (
+    ArchiveTables,
     Hit,
     Landed,
     LibraryHits,
     collect_hits,
     entry_title,
     land,
-    load_symbols,
+    load_tables,
     with_sections,
 )
 from corpus_mcp.indexing import Indexed, Indexing, target_of
@@ -132,7 +133,7 @@ class ArchiveStuck(Exception):
 
 
 class Library:
-    """An enabled library at run time: its name, adapter, archive service, symbols and
+    """An enabled library at run time: its name, adapter, archive service, tables and
     the words that name its subject."""
 
     def __init__(
@@ -140,13 +141,13 @@ class Library:
         name: str,
         adapter: Adapter,
         service: ArchiveService,
-        symbols: SymbolTable | None = None,
+        tables: ArchiveTables | None = None,
     ) -> None:
         self.name = name
         self.adapter = adapter
         self.service = service
-        self.symbols = symbols or SymbolTable()
-        """API symbols -> pages and anchors (devdocs navbar.json)."""
+        self.tables = tables or ArchiveTables()
+        """Its symbols and page list (read once per archive)."""
         self.scope = library_scope(name, service.info)
         """The words that name what this library is about."""
         self.sections: SectionIndex | None = None
@@ -165,9 +166,14 @@ class Library:
         if self.sections is index:
             self.broken = (index, reason)
 
-    def refresh(self, symbols: SymbolTable) -> None:
-        """After the archive was replaced: its symbols, and its scope from its metadata."""
-        self.symbols = symbols
+    @property
+    def symbols(self) -> SymbolTable:
+        """API symbols -> pages and anchors (devdocs navbar.json)."""
+        return self.tables.symbols
+
+    def refresh(self, tables: ArchiveTables) -> None:
+        """After the archive was replaced: its tables, and its scope from its metadata."""
+        self.tables = tables
         self.scope = library_scope(self.name, self.service.info)
 
 
@@ -636,7 +642,8 @@ class Corpus:
             kind=document.kind,
             title=document.title,
             snapshot=library.snapshot,
-            source_url=library.adapter.source_url(document, library.service.info.name)
+            source_url=library.tables.pages.urls.get(document.path)
+            or library.adapter.source_url(document, library.service.info.name)
             or msgspec.UNSET,
             sections=chosen,
             available_sections=assemble.available_sections(
@@ -677,10 +684,14 @@ class Corpus:
         return {path: bool(found) for path, found in known.items()}
 
     async def _respelled(self, library: Library, exists: dict[str, bool]) -> dict[str, str]:
-        """For each linked path the archive lacks, the first other spelling of it the
-        adapter names (:meth:`Adapter.link_spellings`) that the archive stores."""
+        """For each linked path the archive lacks, the first path it may mean that the
+        archive stores: the page its page list names for it (a route), else another
+        spelling the adapter names (:meth:`Adapter.link_spellings`)."""
+        listed = library.tables.pages.paths
         spellings = {
-            path: library.adapter.link_spellings(path)
+            path: (listed[path], *library.adapter.link_spellings(path))
+            if path in listed
+            else library.adapter.link_spellings(path)
             for path, found in exists.items()
             if not found
         }
@@ -886,10 +897,10 @@ class Corpus:
             reopened = await trio.to_thread.run_sync(reopen)
             if reopened is None:
                 return False
-            reader, symbols = reopened
+            reader, tables = reopened
             before = service.info.uuid
             service.serve(reader)
-            library.refresh(symbols)
+            library.refresh(tables)
             await self.indexing.reopen(library)
         # Whatever was remembered of the old archive (or of this one before it was
         # retired) goes: documents and hits by archive, answers by any library.
@@ -982,7 +993,7 @@ async def _open_libraries(
 
     adapters = {lib.name: get_adapter(lib.adapter) for lib in manifest.enabled}
 
-    def open_all() -> tuple[dict[str, ZimReader], dict[str, SymbolTable]]:
+    def open_all() -> tuple[dict[str, ZimReader], dict[str, ArchiveTables]]:
         readers = open_readers(
             files,
             check=settings.zim_check,
@@ -996,8 +1007,8 @@ async def _open_libraries(
                 progress(name, "full-text search: libzim")
             else:
                 progress(name, "no full-text index: found by titles only")
-        symbols = {name: load_symbols(reader, adapters[name]) for name, reader in readers.items()}
-        return readers, symbols
+        tables = {name: load_tables(reader, adapters[name]) for name, reader in readers.items()}
+        return readers, tables
 
     # The parse workers start while the archives open (each takes a fraction of a
     # second). Each outcome is kept, not raised into the nursery, so the caller gets
@@ -1016,8 +1027,8 @@ async def _open_libraries(
     for outcome in outcomes.values():
         if isinstance(outcome, Exception):
             raise outcome
-    readers, symbols = cast(
-        tuple[dict[str, ZimReader], dict[str, SymbolTable]], outcomes["archives"]
+    readers, tables = cast(
+        tuple[dict[str, ZimReader], dict[str, ArchiveTables]], outcomes["archives"]
     )
     opened = [
         reused.get(lib.name)
@@ -1025,7 +1036,7 @@ async def _open_libraries(
             lib.name,
             adapters[lib.name],
             ArchiveService(readers[lib.name], shared, library=lib.name),
-            symbols[lib.name],
+            tables[lib.name],
         )
         for lib in manifest.enabled
     ]
@@ -1084,19 +1095,17 @@ def _library_hits(
 
 def _reopen(
     library: Library, *, direct_index: bool, check: bool
-) -> tuple[ZimReader, SymbolTable] | None:
+) -> tuple[ZimReader, ArchiveTables] | None:
     """A reader of a sound archive at a library's path that it does not serve yet, and
-    its symbols (in a worker thread); None while there is none."""
+    its tables (in a worker thread); None while there is none."""
     service = library.service
     reader = service.reopen(direct_index=direct_index, check=check)
     if reader is None:
         return None
     try:
-        return reader, load_symbols(reader, library.adapter)
+        return reader, load_tables(reader, library.adapter)
     except ZimError as exc:
-        service.refuse(
-            FileProblem(NOT_AN_ARCHIVE, f"{reader.file}: its symbol index: {exc.reason}")
-        )
+        service.refuse(FileProblem(NOT_AN_ARCHIVE, f"{reader.file}: {exc.reason}"))
         return None
 
 

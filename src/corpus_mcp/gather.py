@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 import msgspec
 
 from corpus_mcp import ranking
-from corpus_mcp.adapters import Adapter
+from corpus_mcp.adapters import Adapter, PageList
 from corpus_mcp.sections import SectionIndex
 from corpus_mcp.symbols import SymbolTable, build_table
 from corpus_mcp.zim import RedirectError, ZimError, ZimReader
@@ -129,6 +129,38 @@ def entry_title(reader: ZimReader, adapter: Adapter, path: str, title: str) -> s
     return named if named and named != other else title
 
 
+class ArchiveTables(msgspec.Struct, frozen=True):
+    """What the corpus manager reads of an archive once, when it opens it: the tables
+    an adapter names (:attr:`Adapter.symbol_index`, :attr:`Adapter.page_list`)."""
+
+    symbols: SymbolTable = msgspec.field(default_factory=SymbolTable)
+    """API symbols -> pages and anchors (devdocs2zim's ``navbar.json``)."""
+    pages: PageList = msgspec.field(default_factory=PageList)
+    """Where links that name pages by route lead, and pages' web addresses
+    (mindtouch2zim's ``content/shared.json``)."""
+
+
+def load_tables(reader: ZimReader, adapter: Adapter) -> ArchiveTables:
+    """The archive's tables (read once at startup, and again when the file is replaced);
+    a ZimError names the table that could not be read."""
+    try:
+        symbols = load_symbols(reader, adapter)
+    except ZimError as exc:
+        raise ZimError(f"its symbol index: {exc.reason}") from exc
+    try:
+        pages = load_pages(reader, adapter)
+    except ZimError as exc:
+        raise ZimError(f"its page list: {exc.reason}") from exc
+    return ArchiveTables(symbols=symbols, pages=pages)
+
+
+def load_pages(reader: ZimReader, adapter: Adapter) -> PageList:
+    """The adapter's page list of this archive; empty when the archive has none."""
+    if adapter.page_list is None or not reader.has_entry(adapter.page_list):
+        return PageList()
+    return adapter.parse_page_list(reader.content(adapter.page_list))
+
+
 def load_symbols(reader: ZimReader, adapter: Adapter) -> SymbolTable:
     """The adapter's symbol index of this archive (read once at startup); symbols whose
     page is missing from the archive are left out."""
@@ -205,8 +237,11 @@ def _indexed_fulltext(
         if hit is None or hit.path in seen:
             continue
         seen.add(hit.path)
-        if hit.path == found.path:
-            # A stub's own numbers say nothing of the article it lands on.
+        if hit.path == found.path or (
+            adapter.stubs_indexed_with_content and adapter.result_for(found.path) == hit.path
+        ):
+            # A stub's own numbers say nothing of the article it lands on, unless the
+            # family indexes the article's words under its stub.
             hit = msgspec.structs.replace(
                 hit, weight=found.weight, length=found.length, frequencies=found.frequencies
             )

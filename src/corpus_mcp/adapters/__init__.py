@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from corpus_mcp.adapters.base import Adapter, AdapterDefaults, Landing, symbol_key
+from corpus_mcp.adapters.base import Adapter, AdapterDefaults, Landing, PageList, symbol_key
 from corpus_mcp.adapters.devdocs import DevDocsAdapter
 from corpus_mcp.adapters.freecodecamp import FreeCodeCampAdapter
 from corpus_mcp.adapters.gutenberg import GutenbergAdapter
@@ -48,6 +48,7 @@ __all__ = [
     "Adapter",
     "AdapterDefaults",
     "Landing",
+    "PageList",
     "get_adapter",
     "symbol_key",
 ]

@@ -23,6 +23,19 @@ class Landing(msgspec.Struct, frozen=True):
     section: str | None = None
 
 
+class PageList(msgspec.Struct, frozen=True, gc=False):
+    """What an archive's own list of its pages says (mindtouch2zim's
+    ``content/shared.json``), read once per archive: for a family whose pages link to
+    each other by a name that is no entry's path (the reader's route), where each such
+    link leads, and where each page is on the web."""
+
+    paths: dict[str, str] = msgspec.field(default_factory=dict)
+    """A link's path, as :mod:`corpus_mcp.adapters.links` decodes it -> the path of the
+    document it names."""
+    urls: dict[str, str] = msgspec.field(default_factory=dict)
+    """A document's path -> its page on the web (to cite; never fetched)."""
+
+
 def symbol_key(name: str) -> str:
     """How a symbol is looked up: case-folded, spaces collapsed, a trailing ``()`` dropped
     (an agent asking for ``super()`` means the ``super`` entry)."""
@@ -66,6 +79,12 @@ class Adapter(Protocol):
         its book). Fetch still reads ``path`` itself."""
         ...
 
+    stubs_indexed_with_content: bool
+    """A page offered as another (:meth:`result_for`) carries that other's words in the
+    archive's full-text index (mindtouch2zim gives each stub its page's text through
+    IndexData), so its index numbers score the document it offers; otherwise they say
+    nothing of it (a cover page, a redirect stub) and the document is read instead."""
+
     def link_spellings(self, path: str) -> tuple[str, ...]:
         """Other paths a link to ``path`` may mean when the archive stores no entry at
         ``path`` (a scraper that writes links in one spelling and stores pages in
@@ -87,6 +106,15 @@ class Adapter(Protocol):
     def parse_symbols(self, data: bytes) -> list[tuple[str, Landing]]:
         """``(case-folded symbol name, where it is documented)`` for every entry of
         ``symbol_index``, in its order (a name may repeat)."""
+        ...
+
+    page_list: str | None
+    """Path of an entry listing the archive's pages by the names its links use, or None
+    (the other families link to paths the archive stores)."""
+
+    def parse_page_list(self, data: bytes) -> PageList:
+        """What the ``page_list`` entry says; an empty list for data it cannot read (the
+        links then stay text, the pages are served all the same)."""
         ...
 
     def serves(self, path: str) -> bool:
@@ -134,10 +162,12 @@ class Adapter(Protocol):
 
 class AdapterDefaults(ABC):
     """What most families do: no HTML stubs, no path-implied sections, no symbol index,
-    no companion entries."""
+    no page list, no companion entries."""
 
     symbol_index: str | None = None
+    page_list: str | None = None
     redirect_stubs: bool = False
+    stubs_indexed_with_content: bool = False
 
     def stub_landing(self, path: str, html: bytes) -> Landing | None:
         return None
@@ -168,6 +198,9 @@ class AdapterDefaults(ABC):
 
     def parse_symbols(self, data: bytes) -> list[tuple[str, Landing]]:
         return []
+
+    def parse_page_list(self, data: bytes) -> PageList:
+        return PageList()
 
     @abstractmethod
     def parse(

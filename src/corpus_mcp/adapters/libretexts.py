@@ -12,28 +12,38 @@ page, their text in the full-text index through IndexData) open
   ``p.boxtitle``: the title kept in bold before the box's text;
 - TeX in ``\\( \\)``, ``\\[ \\]`` and ``\\ce{}`` kept verbatim (the page shows it through
   MathJax); ``\\(\\PageIndex{1}\\)``, MindTouch's numbering macro, is its number;
+- a table of contents page (``div#dynamicTOC``, ``ul.toc``: the book's chapters and
+  sections as links) is the page's own content here, not a site's chrome, so its list
+  is kept, each entry a link to its page (a chapter's entry, an ``h2``, a line: an
+  entry is no section of the contents page);
 - the editor's script templates (``pre.script`` and the ``p.mt-script-comment`` naming
   it, a content-reuse widget) run on the live site only: dropped. A page holding nothing
   else (a chapter's "listing of subpages") is navigation, never a result;
-- links between pages are the reader's routes (``#/Bookshelves/...``), which name a
-  page by its path, not its id: without the page list the text stays, the link goes.
+- links between pages are the reader's routes (``#/Bookshelves/...?anchor=X``), which
+  name a page by its path on the site, not by its data file: written as links to that
+  path (and ``#X``), which the archive's page list (``content/shared.json``: each page's
+  id, title and site path, and the site's address), read once per archive, leads to the
+  page's data file (:attr:`~corpus_mcp.adapters.base.PageList.paths`); the same list
+  gives each page's address on the web. A route the list lacks stays text.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Final
+from urllib.parse import parse_qs, quote, unquote
 
 import msgspec
 from lxml.html import tostring
 
+from corpus_mcp.adapters.base import PageList
 from corpus_mcp.adapters.fronted import FrontedAdapter
 from corpus_mcp.adapters.html.adapter import HtmlAdapter
 from corpus_mcp.adapters.outline import elements
 from corpus_mcp.cleaning import make_element, parse_html, xpath_has_class
 from corpus_mcp.document import Document, Section
 
-__all__ = ["LibreTextsAdapter", "page_html"]
+__all__ = ["LibreTextsAdapter", "page_html", "route_link"]
 
 _PAGE_INDEX: Final = re.compile(r"\\\(\s*\\PageIndex\{(\d+)\}\s*\\\)")
 _SCRIPTS: Final = (
@@ -44,22 +54,65 @@ _SCRIPTS: Final = (
 )
 
 
+#: A route's path on the site keeps these as they are (as LibreTexts' own URLs do).
+_URL_SAFE: Final = "/()"
+
+
 class _Page(msgspec.Struct):
     htmlBody: str = ""  # mindtouch2zim's key
 
 
+class _ListedPage(msgspec.Struct):
+    id: str | int
+    path: str
+    title: str = ""
+
+
+class _Shared(msgspec.Struct):
+    """``content/shared.json`` (mindtouch2zim's keys)."""
+
+    pages: list[_ListedPage] = msgspec.field(default_factory=list)
+    libraryOnlineUrl: str = ""
+
+
 _decode_page = msgspec.json.Decoder(_Page).decode
+_decode_shared = msgspec.json.Decoder(_Shared).decode
 
 
 class LibreTextsAdapter(FrontedAdapter):
     """The ``libretexts`` family: pages' HTML, fronted by their title stubs."""
 
     name = "libretexts"
-    version = 1
+    version = 2
     content = re.compile(r"content/page_content_(?P<id>\d+)\.json")
     stub = re.compile(r"index/page_(?P<id>\d+)")
     content_path = "content/page_content_{id}.json"
     stub_path = "index/page_{id}"
+    page_list: str | None = "content/shared.json"
+    stubs_indexed_with_content = True
+    """The stubs' IndexData is their page's text (see the module)."""
+
+    def parse_page_list(self, data: bytes) -> PageList:
+        """Each listed page's site path -> its data file, and its data file -> its
+        address on the site (when the list gives the site's ``http(s)`` address)."""
+        try:
+            shared = _decode_shared(data)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return PageList()
+        site = shared.libraryOnlineUrl.rstrip("/")
+        if not site.startswith(("https://", "http://")):
+            site = ""
+        paths: dict[str, str] = {}
+        urls: dict[str, str] = {}
+        for page in shared.pages:
+            route = page.path.strip("/")
+            if not route:
+                continue
+            document = self.content_path.format(id=page.id)
+            paths.setdefault(route, document)
+            if site:
+                urls.setdefault(document, f"{site}/{quote(route, safe=_URL_SAFE)}")
+        return PageList(paths=paths, urls=urls)
 
     def parse(
         self, path: str, title: str, html: bytes, library: str, *, view: bool = False
@@ -82,10 +135,15 @@ class _PageReader(HtmlAdapter):
     tex = True
 
     def serves(self, path: str) -> bool:
-        return False  # the page's links are the reader's routes (see the module)
+        """A page's links to other pages are routes (see the module): paths outside the
+        archive's own folders, led to their page by the page list when they are kept."""
+        return not path.startswith(_STORED)
 
 
 _READER: Final = _PageReader()
+#: Where mindtouch2zim stores entries (the data files, the stubs, the reader): a link
+#: there is no route.
+_STORED: Final = ("content/", "index/", "index.html", "assets/", "mathjax/", "favicon.ico")
 
 
 def page_html(data: bytes) -> bytes | None:
@@ -105,9 +163,23 @@ def page_html(data: bytes) -> bytes | None:
         strong.text, strong[:] = box_title.text, list(box_title)
         box_title.text = None
         box_title.append(strong)
+    for listing in elements(root, f".//*[@id='dynamicTOC'] | .//*[{xpath_has_class('toc')}]"):
+        listing.attrib.pop("id", None)  # the generic reader drops a TOC as chrome
+        listing.set("class", " ".join(c for c in listing.get("class", "").split() if c != "toc"))
+        for entry in elements(listing, ".//h1 | .//h2 | .//h3 | .//h4 | .//h5 | .//h6"):
+            entry.tag = "p"
     for link in elements(root, ".//a[starts-with(@href, '#/')]"):
-        link.attrib.pop("href")
+        link.set("href", route_link(link.get("href", "")))
     return bytes(tostring(root, encoding="utf-8"))
+
+
+def route_link(href: str) -> str:
+    """The reader's route ``#/<site path>?anchor=<id>`` as a link to that site path from
+    the archive's root (``/<site path>#<id>``), which the page list leads to a page."""
+    route, _, query = href[2:].partition("?")
+    anchor = next(iter(parse_qs(query).get("anchor", ())), "")
+    link = "/" + route.strip("/")
+    return f"{link}#{quote(unquote(anchor), safe='')}" if anchor else link
 
 
 def _has_text(section: Section) -> bool:

@@ -2,6 +2,10 @@
 
 The same archives serve the tests, ``make run`` (when no corpus is configured) and the
 benchmarks, so their HTML follows ``zim-formats.md`` exactly; see the family modules.
+``DEMO_LIBRARIES`` are the corpus the tests and benchmarks rank across (Wikipedia,
+DevDocs, Stack Exchange); ``FAMILY_LIBRARIES`` add one archive of each other Kiwix
+family (laid out as ``../shared/zims/families`` is) to what ``make run`` serves, so a
+new user sees every kind of archive; their own tests build them one by one.
 """
 
 from __future__ import annotations
@@ -9,7 +13,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from corpus_mcp.demo import devdocs, mdwiki, sotoki, wikipedia
+from corpus_mcp.demo import (
+    devdocs,
+    freecodecamp,
+    gutenberg,
+    ifixit,
+    libretexts,
+    mdwiki,
+    sotoki,
+    ted,
+    wikipedia,
+    zimit,
+)
 
 #: (library name, path relative to the corpus root, adapter) for every demo archive.
 DEMO_LIBRARIES: tuple[tuple[str, str, str], ...] = (
@@ -21,6 +36,15 @@ DEMO_LIBRARIES: tuple[tuple[str, str, str], ...] = (
     ("stackoverflow", sotoki.SO_FILE, "stackexchange"),
     ("math", sotoki.MATH_FILE, "stackexchange"),
 )
+#: The other families' demo archives, as ``corpus-mcp init`` would name them.
+FAMILY_LIBRARIES: tuple[tuple[str, str, str], ...] = (
+    ("Demo_3.11_documentation", zimit.FILE, "html"),
+    ("Project_Gutenberg_Library", gutenberg.FILE, "gutenberg"),
+    ("freeCodeCamp_JavaScript", freecodecamp.FILE, "freecodecamp"),
+    ("LibreTexts_Chemistry", libretexts.FILE, "libretexts"),
+    ("TED", ted.FILE, "ted"),
+    ("iFixit", ifixit.FILE, "ifixit"),
+)
 
 _BUILDERS: dict[str, Callable[[Path], Path]] = {
     "wikipedia": wikipedia.build,
@@ -30,29 +54,47 @@ _BUILDERS: dict[str, Callable[[Path], Path]] = {
     "devdocs_postgresql": devdocs.build_postgresql,
     "stackoverflow": sotoki.build,
     "math": sotoki.build_math,
+    "Demo_3.11_documentation": zimit.build,
+    "Project_Gutenberg_Library": gutenberg.build,
+    "freeCodeCamp_JavaScript": freecodecamp.build,
+    "LibreTexts_Chemistry": libretexts.build,
+    "TED": ted.build,
+    "iFixit": ifixit.build,
 }
 
 
-def manifest_text() -> str:
+def demo_libraries(*, families: bool = False) -> tuple[tuple[str, str, str], ...]:
+    """The demo corpus's libraries, with the other families' archives or without."""
+    return DEMO_LIBRARIES + FAMILY_LIBRARIES if families else DEMO_LIBRARIES
+
+
+def manifest_text(*, families: bool = False) -> str:
     """``corpus.toml`` for the demo corpus (paths relative to its root)."""
     tables = [
         f'[[library]]\nname = "{name}"\npath = "{path}"\nadapter = "{adapter}"\nenabled = true\n'
-        for name, path, adapter in DEMO_LIBRARIES
+        for name, path, adapter in demo_libraries(families=families)
     ]
     return "version = 1\n\n" + "\n".join(tables)
 
 
-def build_demo_corpus(root: Path) -> Path:
+def build_demo_corpus(root: Path, *, families: bool = False) -> Path:
     """Write every demo archive under ``root`` plus ``root/corpus.toml``; return the manifest.
 
-    Rebuilding over an existing corpus replaces each archive atomically.
+    ``families``: the other families' archives too (what ``make run`` serves). Rebuilding
+    over an existing corpus replaces each archive atomically.
     """
     root.mkdir(parents=True, exist_ok=True)
-    for name, relative, _adapter in DEMO_LIBRARIES:
+    for name, relative, _adapter in demo_libraries(families=families):
         _BUILDERS[name](root / relative)
     manifest = root / "corpus.toml"
-    manifest.write_text(manifest_text(), encoding="utf-8")
+    manifest.write_text(manifest_text(families=families), encoding="utf-8")
     return manifest
 
 
-__all__ = ["DEMO_LIBRARIES", "build_demo_corpus", "manifest_text"]
+__all__ = [
+    "DEMO_LIBRARIES",
+    "FAMILY_LIBRARIES",
+    "build_demo_corpus",
+    "demo_libraries",
+    "manifest_text",
+]

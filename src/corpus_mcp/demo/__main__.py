@@ -1,4 +1,5 @@
-"""``python -m corpus_mcp.demo DIR``: build the demo corpus into DIR.
+"""``python -m corpus_mcp.demo DIR``: build the demo corpus into DIR, every family's
+archive included (what ``make run`` serves when no corpus is configured).
 
 Nothing goes to stdout (callers may parse it or use it as a transport); the one-line
 summary goes to stderr.
@@ -10,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from corpus_mcp.demo import DEMO_LIBRARIES, build_demo_corpus
+from corpus_mcp.demo import build_demo_corpus, demo_libraries
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,10 +20,11 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m corpus_mcp.demo DIR", file=sys.stderr)
         return 2
     started = time.perf_counter()
-    manifest = build_demo_corpus(Path(args[0]).resolve())
+    manifest = build_demo_corpus(Path(args[0]).resolve(), families=True)
     elapsed = time.perf_counter() - started
+    archives = len(demo_libraries(families=True))
     print(
-        f"demo corpus: {len(DEMO_LIBRARIES)} archives, manifest {manifest} ({elapsed:.1f}s)",
+        f"demo corpus: {archives} archives, manifest {manifest} ({elapsed:.1f}s)",
         file=sys.stderr,
     )
     return 0

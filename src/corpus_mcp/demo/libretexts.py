@@ -122,7 +122,11 @@ PAGES = (
         '<div class="mt-section" id="section_1"><span id="Mass_per_Volume"></span>'
         '<h2 class="editable">Mass per Volume</h2>'
         "<p>Density is the mass of a sample divided by its volume,"
-        " \\(d = \\dfrac{m}{V}\\); a floating cork is less dense than water.</p></div>",
+        " \\(d = \\dfrac{m}{V}\\); a floating cork is less dense than water.</p>"
+        f'<p>Melting ice takes heat (<a href="{_route(f"{BOOK}/01:_Matter/1.01:_States_of_Matter")}'
+        '?anchor=Melting_Heat">Melting Heat</a>); mixtures come in'
+        f' <a href="{_route(f"{BOOK}/02:_Mixtures")}">a chapter not in this archive</a>.</p>'
+        "</div>",
         "Density is the mass of a sample divided by its volume; a floating cork is less"
         " dense than water.",
     ),
