@@ -365,6 +365,11 @@ async def test_hints_are_a_list_and_code_stays_fenced(
 _REF_LINK = re.compile(r"\[([^\]]+)\]\((corpus://[^)\s]+)\)")
 
 
+async def _fetched_text(corpus: Corpus, page: str) -> str:
+    out = await corpus.fetch(refs.encode(LIBRARY, page), None)
+    return "\n".join(s.content for s in out.sections)
+
+
 async def test_links_between_pages_lead_to_their_pages_and_sections(
     corpus: Corpus, served: tuple[Case, Path]
 ) -> None:
@@ -374,8 +379,7 @@ async def test_links_between_pages_lead_to_their_pages_and_sections(
     if not case.links:
         pytest.skip(f"{case.name}: its pages do not link to each other")
     for page, label, target, landed in case.links:
-        out = await corpus.fetch(refs.encode(LIBRARY, page), None)
-        text = "\n".join(s.content for s in out.sections)
+        text = await _fetched_text(corpus, page)
         [ref] = [ref for text_, ref in _REF_LINK.findall(text) if text_ == label]
         assert refs.decode(ref, [LIBRARY])[1] == target, ref
         followed = await corpus.fetch(ref, None)
@@ -384,8 +388,7 @@ async def test_links_between_pages_lead_to_their_pages_and_sections(
             assert [s.id for s in followed.sections] == [landed]
     if case.unlinked is not None:
         page, label = case.unlinked
-        out = await corpus.fetch(refs.encode(LIBRARY, page), None)
-        text = "\n".join(s.content for s in out.sections)
+        text = await _fetched_text(corpus, page)
         assert label in text and f"[{label}]" not in text
 
 
@@ -396,8 +399,7 @@ async def test_the_contents_page_lists_the_book_as_links_that_fetch(
     if case.contents is None:
         pytest.skip(f"{case.name}: no contents page")
     page, count = case.contents
-    out = await corpus.fetch(refs.encode(LIBRARY, page), None)
-    linked = _REF_LINK.findall("\n".join(s.content for s in out.sections))
+    linked = _REF_LINK.findall(await _fetched_text(corpus, page))
     assert len(linked) == count
     for label, ref in linked:
         followed = await corpus.fetch(ref, None)
