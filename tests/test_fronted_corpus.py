@@ -27,6 +27,7 @@ from corpus_mcp.demo import freecodecamp as fcc_demo
 from corpus_mcp.demo import libretexts as libretexts_demo
 from corpus_mcp.errors import CorpusError
 from corpus_mcp.sections.build import BuildJob, build_index
+from corpus_mcp.zim import ZimError, ZimReader
 
 from .conftest import SHARED_ZIMS, settings_for
 
@@ -404,3 +405,22 @@ async def test_the_contents_page_lists_the_book_as_links_that_fetch(
     for label, ref in linked:
         followed = await corpus.fetch(ref, None)
         assert followed.title.endswith(label.split(": ", 1)[-1]), (label, followed.title)
+
+
+async def test_links_lead_to_their_pages_when_the_archive_cannot_say_what_exists(
+    corpus: Corpus, served: tuple[Case, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fetch keeps its links as written when the archive cannot be asked which paths
+    exist; a route still leads to its page, which the page list alone names."""
+    case, _ = served
+    if not case.links:
+        pytest.skip(f"{case.name}: its pages do not link to each other")
+
+    def unanswered(reader: ZimReader, path: str) -> bool:
+        raise ZimError("entry lookup failed: simulated")
+
+    monkeypatch.setattr(ZimReader, "has_entry", unanswered)
+    for page, label, target, _landed in case.links:
+        text = await _fetched_text(corpus, page)
+        [ref] = [ref for text_, ref in _REF_LINK.findall(text) if text_ == label]
+        assert refs.decode(ref, [LIBRARY])[1] == target, ref

@@ -158,8 +158,9 @@ def without_dead_links(
     """The sections with every link an agent could not follow turned into its text: a
     ref to a path the archive lacks (``exists``: path -> found; scrapers leave some, such
     as DevDocs' ``license`` link to a page it skipped) or an ``#anchor`` no section holds.
-    A ref to a missing path the archive stores under another spelling (``respelled``:
-    path -> the stored one, :meth:`Adapter.link_spellings`) links that one instead.
+    A ref to a path the archive stores under another one (``respelled``: path -> the
+    stored one; a route of its page list, :meth:`Adapter.link_spellings`) links that one
+    instead.
     """
     moved = respelled or {}
 
@@ -169,11 +170,11 @@ def without_dead_links(
             alive = target[1:] in anchors
         else:
             path = _path(target)
-            alive = exists.get(path, False)
-            if not alive and path in moved:
+            if path in moved:
                 ref = _target(target)
                 respelt = refs.encode(ref.library, moved[path], ref.fragment)
                 return f"[{match.group(1)}]({respelt})"
+            alive = exists.get(path, False)
         return match.group(0) if alive else match.group(1)
 
     return [

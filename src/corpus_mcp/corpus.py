@@ -684,16 +684,16 @@ class Corpus:
         return {path: bool(found) for path, found in known.items()}
 
     async def _respelled(self, library: Library, exists: dict[str, bool]) -> dict[str, str]:
-        """For each linked path the archive lacks, the first path it may mean that the
-        archive stores: the page its page list names for it (a route), else another
-        spelling the adapter names (:meth:`Adapter.link_spellings`)."""
+        """For each linked path that is a route of the archive's page list, the page it
+        names; for each other linked path the archive lacks, the first other spelling of
+        it the adapter names (:meth:`Adapter.link_spellings`) that the archive stores."""
         listed = library.tables.pages.paths
+        # A route names its page by the page list alone (no entry is stored at a site
+        # path), even when the archive could not say what exists.
         spellings = {
-            path: (listed[path], *library.adapter.link_spellings(path))
-            if path in listed
-            else library.adapter.link_spellings(path)
+            path: (listed[path],) if path in listed else library.adapter.link_spellings(path)
             for path, found in exists.items()
-            if not found
+            if path in listed or not found
         }
         wanted = {other for others in spellings.values() for other in others}
         if not wanted:
