@@ -43,13 +43,17 @@ help:
 	@echo "make build start stop down restart logs ps   container lifecycle (ENGINE=podman|docker)"
 	@echo "make start REPLICAS=N N replicas behind HAProxy on the same port (stop/down/logs/ps find them)"
 
-# Locked installs: every package at the version and hash in requirements/ (exported from
-# uv.lock), then this package itself without dependencies or build isolation. The ranges in
-# pyproject.toml stay for people who install corpus-mcp as a library.
-LOCKS := requirements/dev.txt requirements/build.txt
+# Locked installs: the installer itself first (pip at the version and hash in
+# requirements/pip.txt: the pip a Python bundles may resolve an extra of a pinned package
+# against the index's newest release and refuse it in hash mode; DEVELOPERS.md, "Installs
+# from the lock"), then every package at the version and hash in requirements/ (exported
+# from uv.lock), then this package itself without dependencies or build isolation. The
+# ranges in pyproject.toml stay for people who install corpus-mcp as a library.
+LOCKS := requirements/pip.txt requirements/dev.txt requirements/build.txt
 PIP := $(BIN)/python -m pip --disable-pip-version-check
 $(STAMP): pyproject.toml $(LOCKS)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --require-hashes --requirement requirements/pip.txt
 	$(PIP) install --quiet --require-hashes --requirement requirements/build.txt
 	$(PIP) install --quiet --require-hashes --requirement requirements/dev.txt
 	$(PIP) install --quiet --no-deps --no-build-isolation --editable .
@@ -59,7 +63,7 @@ venv: $(STAMP)
 
 # The lock: uv.lock resolves pyproject.toml once for every supported Python (3.11-3.13);
 # requirements/*.txt are its pip-readable exports (runtime for the image, dev for the venv)
-# plus the build backend. `make lock` after editing dependencies keeps every other pin;
+# plus the build backend and the installer (pip). `make lock` after editing dependencies keeps every other pin;
 # `make upgrade-lock` moves everything to the newest versions the ranges allow
 # (`make upgrade-lock PACKAGE=lxml` moves one). `make check-lock` fails when they disagree.
 UV := $(BIN)/uv
@@ -68,15 +72,16 @@ EXPORT = { echo '$(LOCK_HEADER)'; $(UV) export --quiet --frozen --no-header --no
            --format requirements-txt $(1); }
 BUILD_REQUIRES := $(BIN)/python -c 'import tomllib; \
   print(*tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"], sep="\n")'
+COMPILE = $(UV) pip compile --quiet --universal --python-version 3.11 --generate-hashes \
+          --custom-compile-command 'make lock'
 UPGRADE ?=
 
 lock: $(STAMP)
 	$(UV) lock $(UPGRADE)
 	$(call EXPORT) >requirements/runtime.txt
 	$(call EXPORT,--extra dev) >requirements/dev.txt
-	$(BUILD_REQUIRES) | $(UV) pip compile --quiet --universal --python-version 3.11 \
-	  --generate-hashes --custom-compile-command 'make lock' $(UPGRADE) \
-	  --output-file requirements/build.txt -
+	$(BUILD_REQUIRES) | $(COMPILE) $(UPGRADE) --output-file requirements/build.txt -
+	echo pip | $(COMPILE) $(UPGRADE) --output-file requirements/pip.txt -
 
 upgrade-lock:
 	$(MAKE) lock UPGRADE="$(if $(PACKAGE),--upgrade-package $(PACKAGE),--upgrade)"
@@ -86,9 +91,11 @@ check-lock: $(STAMP)
 	$(call EXPORT) | diff -u requirements/runtime.txt -
 	$(call EXPORT,--extra dev) | diff -u requirements/dev.txt -
 	@cp requirements/build.txt $(VENV)/build-check.txt
-	$(BUILD_REQUIRES) | $(UV) pip compile --quiet --universal --python-version 3.11 \
-	  --generate-hashes --custom-compile-command 'make lock' --output-file $(VENV)/build-check.txt -
+	$(BUILD_REQUIRES) | $(COMPILE) --output-file $(VENV)/build-check.txt -
 	diff -u requirements/build.txt $(VENV)/build-check.txt
+	@cp requirements/pip.txt $(VENV)/pip-check.txt
+	echo pip | $(COMPILE) --output-file $(VENV)/pip-check.txt -
+	diff -u requirements/pip.txt $(VENV)/pip-check.txt
 
 demo: $(STAMP)
 	@if [ "$(LOCAL_ROOT)" = "$(DEMO_DIR)" ] && [ ! -f $(DEMO_DIR)/corpus.toml ]; then \

@@ -24,7 +24,12 @@ ROOT = Path(__file__).resolve().parents[1]
 VENV = Path(sys.prefix)
 STAMP = VENV / ".installed"
 #: What the virtualenv's install depends on in the Makefile.
-INPUTS = ("pyproject.toml", "requirements/dev.txt", "requirements/build.txt")
+INPUTS = (
+    "pyproject.toml",
+    "requirements/pip.txt",
+    "requirements/dev.txt",
+    "requirements/build.txt",
+)
 
 pytestmark = pytest.mark.skipif(
     shutil.which("make") is None
