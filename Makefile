@@ -25,23 +25,38 @@ export ENGINE
 .PHONY: help venv run serve demo manifest init test lint format validate-corpus corpus-list index \
         bench soak relevance lock upgrade-lock check-lock build start stop down restart logs ps clean
 
+# What `make help` says agrees with README.md and docs/ (tests/test_docs.py checks that every
+# `make` command they name is here, and that every page and section named here exists).
 help:
+	@echo "corpus-mcp: offline ZIM archives as MCP search and fetch tools. Read README.md first."
+	@echo
 	@echo "make run              serve MCP at http://127.0.0.1:8000/mcp: ./corpus as ./corpus.toml describes"
-	@echo "                      it (the default layout; newest snapshots), else the demo corpus"
-	@echo "make init FORCE=1     rewrite ./corpus.toml for the ZIM archives in ./corpus (corpus-mcp init)"
+	@echo "                      it (the default layout; newest snapshots), else the demo corpus;"
+	@echo "                      INIT=1 writes ./corpus.toml for ./corpus first (README.md, \"Quickstart\")"
 	@echo "make test             the whole test suite and its coverage gate (the thorough gate where"
 	@echo "                      ../shared/zims is present, the gate of what runs without it elsewhere)"
-	@echo "make lint | format    ruff + mypy strict | ruff format and fixes"
+	@echo "make venv             create .venv from the lock (make run and make test do it when needed)"
+	@echo
+	@echo "The corpus (docs/corpus.md, docs/configuration.md):"
+	@echo "make init FORCE=1     rewrite ./corpus.toml for the ZIM archives in ./corpus (corpus-mcp init)"
 	@echo "make validate-corpus  open and check every enabled library (ENGINE=... for the container image)"
 	@echo "make corpus-list      list configured libraries without opening them"
 	@echo "make index            build the section indexes that are missing or stale (every core;"
 	@echo "                      INDEX_ARGS='--library NAME --prune'; ENGINE=... for the container)"
-	@echo "make bench [BENCH_ARGS=--quick]  the benchmark: corpus-mcp vs kiwix-serve and bare libzim"
-	@echo "make soak [SOAK_ARGS=\"--duration 60\"]  16 clients for 30 min: errors, crashes, memory"
-	@echo "make relevance        the development kit's relevance cases, checked against the floor"
-	@echo "make lock | upgrade-lock [PACKAGE=x] | check-lock   the dependency lock (README, Dependencies)"
+	@echo
+	@echo "The container (docs/deployment.md):"
 	@echo "make build start stop down restart logs ps   container lifecycle (ENGINE=podman|docker)"
 	@echo "make start REPLICAS=N N replicas behind HAProxy on the same port (stop/down/logs/ps find them)"
+	@echo
+	@echo "Development (DEVELOPERS.md; docs/ci.md):"
+	@echo "make lint | format    ruff + mypy strict | ruff format and fixes"
+	@echo "make lock | upgrade-lock [PACKAGE=x] | check-lock   the dependency lock (docs/ci.md, \"Dependencies\")"
+	@echo "make bench [BENCH_ARGS=--quick]  the benchmark: corpus-mcp vs kiwix-serve and bare libzim"
+	@echo "                      (docs/performance.md)"
+	@echo "make relevance        the development kit's relevance cases, checked against the floor"
+	@echo "                      (docs/relevance.md)"
+	@echo "make soak [SOAK_ARGS=\"--duration 60\"]  16 clients for 30 min: errors, crashes, memory"
+	@echo "make clean            remove the demo corpus and the tools' caches"
 
 # Locked installs: the installer itself first (pip at the version and hash in
 # requirements/pip.txt: the pip a Python bundles may resolve an extra of a pinned package
