@@ -9,9 +9,9 @@
 #   4. a real MCP search and fetch through the published port (scripts/smoke_client.py),
 #      and the hardening checked from inside: non-root uid, read-only root filesystem, no
 #      capabilities, no-new-privileges, the image's healthcheck passing;
-#   5. MCP over stdio as the README configures hosts: `podman run -i ... stdio` (hardened,
-#      no network) and `container/compose.sh stdio`, each driven by a real client, with
-#      nothing but JSON-RPC on stdout;
+#   5. MCP over stdio as docs/deployment.md configures hosts: `podman run -i ... stdio`
+#      (hardened, no network) and `container/compose.sh stdio`, each driven by a real
+#      client, with nothing but JSON-RPC on stdout;
 #   6. a stop that must be graceful (SIGTERM handled, not SIGKILLed after the grace period).
 # Everything is torn down in an EXIT trap, also on failure (after printing the logs).
 # Timings on 2 cores: about 2 minutes cold (plus apt-get install of podman on a new
@@ -86,7 +86,8 @@ check_hardening() {
   echo "hardening: uid $APP_UID, read-only root and corpus, CapEff 0, NoNewPrivs 1, healthcheck ok"
 }
 
-# The README's `podman run -i` line for MCP hosts, over the smoke's corpus.
+# The `podman run -i` line for MCP hosts (docs/deployment.md, "The container over stdio"),
+# over the smoke's corpus.
 podman_run_stdio() {
   podman run -i --rm --read-only --tmpfs /tmp --cap-drop ALL \
     --security-opt no-new-privileges --network none \
@@ -145,7 +146,7 @@ main() {
   check_hardening "$id"
   container/compose.sh ps
 
-  step "MCP over stdio: podman run -i (as the README shows) and container/compose.sh stdio"
+  step "MCP over stdio: podman run -i (as docs/deployment.md shows) and container/compose.sh stdio"
   LOG_LEVEL=warning "$PYTHON" scripts/smoke_client.py --stdio bash -c "$(declare -f podman_run_stdio); podman_run_stdio"
   check_stdout_is_protocol podman_run_stdio
   "$PYTHON" scripts/smoke_client.py --stdio container/compose.sh stdio

@@ -98,7 +98,7 @@ async def measure(args: argparse.Namespace) -> None:
     per_page = size / meta.documents
     print(
         f"\nextrapolated to English Wikipedia ({ENGLISH_WIKIPEDIA:,} articles; this "
-        "archive's pages are shorter than Wikipedia's average, see README):"
+        "archive's pages are shorter than Wikipedia's average, see docs/performance.md, Scale):"
     )
     for count in CORES:
         hours = ENGLISH_WIKIPEDIA / (rate / cores * count) / 3600

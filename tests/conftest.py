@@ -46,7 +46,7 @@ hypothesis_settings.load_profile(TEST_PROFILE)
 
 def _coverage_gates() -> tuple[float, float]:
     """The two coverage gates pyproject.toml states: where ../shared/zims is present, and
-    where it is not (README, "What CI checks")."""
+    where it is not (docs/ci.md, "What CI checks")."""
     with (ROOT / "pyproject.toml").open("rb") as file:
         document = tomllib.load(file)
     thorough = float(document["tool"]["coverage"]["report"]["fail_under"])

@@ -515,7 +515,7 @@ async def test_swaps_under_load_fail_no_call_and_leak_no_descriptor(
             await change("replace wikipedia", "reload: generation 3 serves")
             write_manifest(root, {name: ADAPTERS[name] for name in [*start[:3], "math"]})
             await change("remove mdwiki", "reload: generation 4 serves")
-            # Deleted once no longer served (README): calls still on generation 3 finish.
+            # Deleted once no longer served (docs/operations.md): calls on generation 3 finish.
             (root / "mdwiki.zim").unlink()
             (root / "corpus.toml").write_text("version = 1\n[[library\n")
             await change("a broken manifest", "reload failed (invalid_manifest)")

@@ -134,7 +134,7 @@ async def test_an_archive_replaced_under_its_name_never_meets_the_old_index(
         assert library.sections is not None and library.sections.meta.archive_uuid == old
         replacement = root / "incoming.zim"
         shutil.copyfile(next_month_wikipedia, replacement)
-        os.replace(replacement, root / wikipedia)  # the README's safe update
+        os.replace(replacement, root / wikipedia)  # the documented safe update (docs/operations.md)
 
         def matched() -> bool:
             index = library.sections

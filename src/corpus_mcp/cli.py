@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import TextIO
@@ -240,8 +241,40 @@ def _index_folder_note(settings: Settings) -> str | None:
 # -- entry point ------------------------------------------------------------------------
 
 
+#: Where the repository documents what the help says in brief (tests/test_docs.py checks
+#: that each page and section named here exists).
+DOCUMENTATION = (
+    "documentation, in the repository: README.md first (the quickstart, MCP hosts, the two "
+    "tools, configuration at a glance), then docs/: agents.md (the two tools in full), "
+    "corpus.md (archives, init, search and fetch from the terminal, section indexes), "
+    "configuration.md (corpus.toml, every variable above), deployment.md (the container, "
+    "replicas, Kubernetes), operations.md (serving processes, crashes, archive faults, "
+    "metrics and logs, updating the corpus)."
+)
+HELP_WIDTH = 88
+
+
+def _paragraph(text: str) -> str:
+    return textwrap.fill(text, HELP_WIDTH, break_on_hyphens=False, break_long_words=False)
+
+
 def _environment_help() -> str:
     width = max(len(variable.name) for variable in ENV_VARIABLES)
+    manifest = (
+        "corpus.toml: version = 1 and [[library]] tables with name, path, adapter "
+        f"({' | '.join(ADAPTERS)}) and enabled (default true). path is relative to "
+        "CORPUS_ROOT: a file, or a pattern in the file name, e.g. "
+        "wikipedia/wikipedia_en_all_nopic_*.zim, which serves the newest snapshot present by "
+        "the _YYYY-MM date ending the file names, chosen again at each SIGHUP (list and "
+        "validate show the file each pattern chose). The repository's corpus.toml describes "
+        "the default layout; corpus-mcp init writes one for a folder of ZIM archives or a "
+        "Kiwix library.xml (--force to replace a manifest)."
+    )
+    exit_codes = (
+        "exit codes: 0 ok, 1 a library failed validation, a tool error (search, fetch), a "
+        "corpus that cannot be opened or nothing written (init), 2 invalid settings, "
+        "manifest or usage."
+    )
     lines = [
         "configuration (environment variables; unset or empty means the default):",
         *(
@@ -250,29 +283,27 @@ def _environment_help() -> str:
         ),
         "",
         "booleans accept true/false, 1/0, yes/no, on/off (any case).",
-        "corpus.toml: version = 1 and [[library]] tables with name, path, adapter",
-        "(mediawiki | devdocs | stackexchange) and enabled (default true). path is relative",
-        "to CORPUS_ROOT: a file, or a pattern in the file name, e.g.",
-        "wikipedia/wikipedia_en_all_nopic_*.zim, which serves the newest snapshot present by",
-        "the _YYYY-MM date ending the file names, chosen again at each SIGHUP (list and",
-        "validate show the file each pattern chose). The repository's corpus.toml describes",
-        "the default layout; corpus-mcp init writes one for a folder of ZIM archives or a",
-        "Kiwix library.xml (--force to replace a manifest).",
+        _paragraph(manifest),
         f"library names: {LIBRARY_NAME_RULE}; they appear in refs corpus://<name>/<path>.",
         "",
-        "exit codes: 0 ok, 1 a library failed validation, a tool error (search, fetch), a",
-        "corpus that cannot be opened or nothing written (init), 2 invalid configuration.",
+        _paragraph(exit_codes),
+        "",
+        _paragraph(DOCUMENTATION),
     ]
     return "\n".join(lines)
 
 
 def _command(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str, summary: str
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    summary: str,
+    documented: str,
 ) -> argparse.ArgumentParser:
+    """A subcommand whose help says what it does and where the documentation says more."""
     return commands.add_parser(
         name,
         help=summary,
-        description=summary,
+        description=f"{summary}\n\n{_paragraph(f'documented in {documented}.')}",
         epilog=_environment_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -302,17 +333,37 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    _command(commands, "serve", "open every enabled library and serve MCP on MCP_HOST:MCP_PORT")
-    _command(commands, "stdio", "open every enabled library and serve MCP on stdin/stdout")
     _command(
-        commands, "validate", "open every enabled library, print its metadata; exit 1 on failure"
+        commands,
+        "serve",
+        "open every enabled library and serve MCP on MCP_HOST:MCP_PORT",
+        'README.md, "Quickstart"; docs/deployment.md (the container); docs/operations.md, '
+        '"Serving processes"',
     )
-    _command(commands, "list", "list all configured libraries (disabled too) without opening them")
+    _command(
+        commands,
+        "stdio",
+        "open every enabled library and serve MCP on stdin/stdout",
+        'README.md, "Connecting an MCP host"',
+    )
+    _command(
+        commands,
+        "validate",
+        "open every enabled library, print its metadata; exit 1 on failure",
+        'docs/configuration.md, "corpus.toml"',
+    )
+    _command(
+        commands,
+        "list",
+        "list all configured libraries (disabled too) without opening them",
+        'docs/configuration.md, "corpus.toml"',
+    )
     index = _command(
         commands,
         "index",
         "build the section indexes that are missing or stale (every core; a killed run "
         "continues where it stopped)",
+        'docs/corpus.md, "Section indexes"',
     )
     index.add_argument(
         "--library",
@@ -334,14 +385,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="also remove the indexes no enabled library uses (old snapshots' ones)",
     )
 
-    search = _command(commands, "search", "run the search tool once and print the results")
+    terminal = 'docs/corpus.md, "From the terminal: search and fetch"; the tool: docs/agents.md'
+    search = _command(
+        commands, "search", "run the search tool once and print the results", terminal
+    )
     search.add_argument("query", help="what to look for, as an agent would ask")
     search.add_argument(
         "--limit", type=int, metavar="N", help="how many results (default SEARCH_LIMIT)"
     )
     _add_output_options(search)
 
-    fetch = _command(commands, "fetch", "run the fetch tool once and print the document")
+    fetch = _command(commands, "fetch", "run the fetch tool once and print the document", terminal)
     fetch.add_argument("ref", help="a ref as search printed it (corpus://<library>/<path>)")
     fetch.add_argument(
         "--section",
@@ -353,7 +407,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output_options(fetch)
 
     init = _command(
-        commands, "init", "write corpus.toml for a folder of ZIM archives or a Kiwix library.xml"
+        commands,
+        "init",
+        "write corpus.toml for a folder of ZIM archives or a Kiwix library.xml",
+        'docs/corpus.md, "A corpus in one command: `corpus-mcp init`"',
     )
     init.add_argument(
         "source",

@@ -11,7 +11,8 @@ and with the path (missing or unreadable: the operator took the file away); betw
 calls of a longer job :meth:`ArchiveFile.changed` looks at the descriptor only, which is
 what keeps the mapping safe. That costs a few microseconds of system calls
 (``scripts/bench_archive_check.py``). A file changed between the check and the read
-cannot be caught this way; README, "Archive faults", says so and how to update safely.
+cannot be caught this way; docs/operations.md, "Archive faults", says so and how to update
+safely.
 
 A path that names *another* file (the operator renamed a new archive over it) is no
 fault: the file held is intact, and goes on serving until the new one is found sound
