@@ -135,8 +135,10 @@ def select_sections(document: Document, requested: Sequence[str]) -> list[Sectio
 
 
 # A Markdown link to a document or a section: label (escapes allowed), then the target
-# (a ref may hold balanced parentheses: ``Ray_(film)``).
-_LINK = re.compile(r"\[((?:\\.|[^\]\\])*)\]\((corpus://(?:[^()\s]|\([^()\s]*\))*|#[^()\s]+)\)")
+# (refs.encode and refs.anchor keep parentheses only balanced and one level deep:
+# ``Ray_(film)``).
+_TARGET = r"(?:[^()\s]|\([^()\s]*\))"
+_LINK = re.compile(rf"\[((?:\\.|[^\]\\])*)\]\((corpus://{_TARGET}*|#{_TARGET}+)\)")
 
 
 def link_paths(sections: Sequence[FetchedSection]) -> set[str]:
@@ -167,7 +169,7 @@ def without_dead_links(
     def keep(match: re.Match[str]) -> str:
         target = match.group(2)
         if target.startswith("#"):
-            alive = target[1:] in anchors
+            alive = refs.anchor_of(target) in anchors
         else:
             path = _path(target)
             if path in moved:
