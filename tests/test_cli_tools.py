@@ -20,7 +20,7 @@ from .mcp_helpers import serving
 from .server_process import corpus_environment
 from .test_cli import Run, run
 
-STACK_OVERFLOW_REF = "corpus://stackoverflow/questions/3277367/how-does-python-s-super-work-with-multiple-inheritance"
+STACK_OVERFLOW_REF = "corpus://StackOverflow/questions/3277367/how-does-python-s-super-work-with-multiple-inheritance"
 
 
 def settings(manifest: Path) -> dict[str, str]:
@@ -92,7 +92,7 @@ def test_fetch_prints_markdown_with_section_ids(demo_corpus: Path) -> None:
     assert whole.code == 0, whole.stderr
     assert whole.stdout.startswith(
         "# How does Python's super() work with multiple inheritance?\n\n"
-        f"{STACK_OVERFLOW_REF} · stackoverflow · thread · snapshot 2026-05\n"
+        f"{STACK_OVERFLOW_REF} · StackOverflow · thread · snapshot 2026-05\n"
         "source: https://stackoverflow.com/questions/"
     )
     assert "\n## Accepted answer by Ada Lindqvist {#accepted-answer}\n" in whole.stdout
@@ -108,7 +108,7 @@ def test_fetch_prints_markdown_with_section_ids(demo_corpus: Path) -> None:
 
 def test_fetch_lists_what_it_left_out_for_size(demo_corpus: Path) -> None:
     env = {**settings(demo_corpus), "FETCH_BUDGET_CHARS": "600"}
-    ref = "corpus://devdocs_python/library/threading#threading.Thread"
+    ref = "corpus://Python-Docs/library/threading#threading.Thread"
     folded = run("fetch", ref, env=env)
     assert folded.code == 0, folded.stderr
     assert "other sections (--section ID):" in folded.stdout
@@ -130,7 +130,7 @@ def test_tool_errors_exit_1_with_the_message_on_stderr(demo_corpus: Path) -> Non
     unknown = run("fetch", "corpus://nowhere/Page", env=env)
     assert (unknown.code, unknown.stdout) == (1, "")
     assert unknown.stderr.startswith("corpus-mcp fetch: invalid_ref: unknown library 'nowhere'")
-    missing = run("fetch", "corpus://wikipedia/No_such_article_here", env=env)
+    missing = run("fetch", "corpus://Wikipedia/No_such_article_here", env=env)
     assert missing.code == 1
     assert "corpus-mcp fetch: not_found: no document at" in missing.stderr
     section = run("fetch", STACK_OVERFLOW_REF, "--section", "nope", env=env)

@@ -26,38 +26,39 @@ from corpus_mcp.demo import (
     zimit,
 )
 
-#: (library name, path relative to the corpus root, adapter) for every demo archive.
+#: (library name, path relative to the corpus root, adapter) for every demo archive; each
+#: named as ``corpus-mcp init`` names it (:mod:`corpus_mcp.init.names`).
 DEMO_LIBRARIES: tuple[tuple[str, str, str], ...] = (
-    ("wikipedia", wikipedia.FILE, "mediawiki"),
-    ("mdwiki", mdwiki.FILE, "mediawiki"),
-    ("devdocs_python", devdocs.PYTHON_FILE, "devdocs"),
-    ("devdocs_cpp", devdocs.CPP_FILE, "devdocs"),
-    ("devdocs_postgresql", devdocs.POSTGRESQL_FILE, "devdocs"),
-    ("stackoverflow", sotoki.SO_FILE, "stackexchange"),
-    ("math", sotoki.MATH_FILE, "stackexchange"),
+    ("Wikipedia", wikipedia.FILE, "mediawiki"),
+    ("MDWiki", mdwiki.FILE, "mediawiki"),
+    ("Python-Docs", devdocs.PYTHON_FILE, "devdocs"),
+    ("Cpp-Docs", devdocs.CPP_FILE, "devdocs"),
+    ("PostgreSQL-Docs", devdocs.POSTGRESQL_FILE, "devdocs"),
+    ("StackOverflow", sotoki.SO_FILE, "stackexchange"),
+    ("Math-SE", sotoki.MATH_FILE, "stackexchange"),
 )
 #: The other families' demo archives, as ``corpus-mcp init`` would name them.
 FAMILY_LIBRARIES: tuple[tuple[str, str, str], ...] = (
-    ("Demo_3.11_documentation", zimit.FILE, "html"),
-    ("Project_Gutenberg_Library", gutenberg.FILE, "gutenberg"),
-    ("freeCodeCamp_JavaScript", freecodecamp.FILE, "freecodecamp"),
-    ("LibreTexts_Chemistry", libretexts.FILE, "libretexts"),
+    ("Demo-3.11-Documentation", zimit.FILE, "html"),
+    ("Project-Gutenberg-Library", gutenberg.FILE, "gutenberg"),
+    ("freeCodeCamp-JavaScript", freecodecamp.FILE, "freecodecamp"),
+    ("LibreTexts-Chemistry", libretexts.FILE, "libretexts"),
     ("TED", ted.FILE, "ted"),
     ("iFixit", ifixit.FILE, "ifixit"),
 )
 
 _BUILDERS: dict[str, Callable[[Path], Path]] = {
-    "wikipedia": wikipedia.build,
-    "mdwiki": mdwiki.build,
-    "devdocs_python": devdocs.build,
-    "devdocs_cpp": devdocs.build_cpp,
-    "devdocs_postgresql": devdocs.build_postgresql,
-    "stackoverflow": sotoki.build,
-    "math": sotoki.build_math,
-    "Demo_3.11_documentation": zimit.build,
-    "Project_Gutenberg_Library": gutenberg.build,
-    "freeCodeCamp_JavaScript": freecodecamp.build,
-    "LibreTexts_Chemistry": libretexts.build,
+    "Wikipedia": wikipedia.build,
+    "MDWiki": mdwiki.build,
+    "Python-Docs": devdocs.build,
+    "Cpp-Docs": devdocs.build_cpp,
+    "PostgreSQL-Docs": devdocs.build_postgresql,
+    "StackOverflow": sotoki.build,
+    "Math-SE": sotoki.build_math,
+    "Demo-3.11-Documentation": zimit.build,
+    "Project-Gutenberg-Library": gutenberg.build,
+    "freeCodeCamp-JavaScript": freecodecamp.build,
+    "LibreTexts-Chemistry": libretexts.build,
     "TED": ted.build,
     "iFixit": ifixit.build,
 }
