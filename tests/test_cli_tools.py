@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import mcp_types as types
 import trio
@@ -163,3 +165,35 @@ def test_a_corpus_that_cannot_be_opened_exits_1(unopenable_corpus: Path) -> None
     assert result.code == 1
     assert "corpus-mcp search: cannot open the corpus: library 'brokenlib'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_belarusian_archive_answers_with_refs_that_read_as_its_titles(
+    shared_zims: Path, tmp_path: Path
+) -> None:
+    """The real Belarusian Wikibooks archive as a user meets it: init, index, search,
+    fetch. The answer's refs are the titles' own characters, and each fetches in that
+    form and in the percent-encoded form refs had before."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    shutil.copyfile(shared_zims / "wikibooks_be_all_nopic_2017-02.zim", corpus / "wb.zim")
+    manifest = tmp_path / "corpus.toml"
+    env = {
+        **corpus_environment(manifest),
+        "CORPUS_ROOT": str(corpus),
+        "INDEX": "auto",
+        "CORPUS_INDEX_DIR": str(tmp_path / "indexes"),
+    }
+    assert run("init", str(corpus), "-o", str(manifest)).code == 0
+    assert run("index", env=env).code == 0
+    found = run("search", "італьянская кухня", "--limit", "10", "--json", env=env)
+    assert found.code == 0, found.stderr
+    results = json.loads(found.stdout)["results"]
+    assert results[0]["ref"] == "corpus://Wikibooks/Італьянская_кухня"
+    for result in results:
+        ref = result["ref"]
+        assert ref.isascii() is result["title"].isascii(), ref
+        old = "corpus://Wikibooks/" + quote(ref.removeprefix("corpus://Wikibooks/"))
+        fetched = [run("fetch", form, "--json", env=env) for form in (ref, old)]
+        assert [f.code for f in fetched] == [0, 0], fetched
+        assert fetched[0].stdout == fetched[1].stdout
+        assert json.loads(fetched[0].stdout)["title"] == result["title"]
