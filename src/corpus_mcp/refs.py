@@ -164,7 +164,7 @@ def decode(ref: object, enabled: Iterable[str], disabled: Iterable[str] = ()) ->
 
 def _escaped(text: str) -> str:
     """``text`` (a path or an anchor) as a ref spells it (see the module's text)."""
-    parentheses = _flat_and_balanced(text)
+    parentheses = flat_parentheses(text)
     if parentheses and _PLAIN.fullmatch(text):
         return text
     return "/".join(_escaped_segment(segment, parentheses) for segment in text.split("/"))
@@ -204,8 +204,9 @@ def _composes(char: str, category: str) -> bool:
     )
 
 
-def _flat_and_balanced(text: str) -> bool:
-    """Whether every ``(`` in ``text`` is closed before the next one opens."""
+def flat_parentheses(text: str) -> bool:
+    """Whether every ``(`` in ``text`` is closed before the next one opens: parentheses a
+    Markdown link's destination, and the server's own link patterns, read whole."""
     depth = 0
     for char in text:
         if char == "(":

@@ -48,20 +48,21 @@ FAMILY_LIBRARIES: tuple[tuple[str, str, str], ...] = (
 )
 
 _BUILDERS: dict[str, Callable[[Path], Path]] = {
-    "Wikipedia": wikipedia.build,
-    "MDWiki": mdwiki.build,
-    "Python-Docs": devdocs.build,
-    "Cpp-Docs": devdocs.build_cpp,
-    "PostgreSQL-Docs": devdocs.build_postgresql,
-    "StackOverflow": sotoki.build,
-    "Math-SE": sotoki.build_math,
-    "Demo-3.11-Documentation": zimit.build,
-    "Project-Gutenberg-Library": gutenberg.build,
-    "freeCodeCamp-JavaScript": freecodecamp.build,
-    "LibreTexts-Chemistry": libretexts.build,
-    "TED": ted.build,
-    "iFixit": ifixit.build,
+    wikipedia.FILE: wikipedia.build,
+    mdwiki.FILE: mdwiki.build,
+    devdocs.PYTHON_FILE: devdocs.build,
+    devdocs.CPP_FILE: devdocs.build_cpp,
+    devdocs.POSTGRESQL_FILE: devdocs.build_postgresql,
+    sotoki.SO_FILE: sotoki.build,
+    sotoki.MATH_FILE: sotoki.build_math,
+    zimit.FILE: zimit.build,
+    gutenberg.FILE: gutenberg.build,
+    freecodecamp.FILE: freecodecamp.build,
+    libretexts.FILE: libretexts.build,
+    ted.FILE: ted.build,
+    ifixit.FILE: ifixit.build,
 }
+"""The builder of each demo archive, by its path."""
 
 
 def demo_libraries(*, families: bool = False) -> tuple[tuple[str, str, str], ...]:
@@ -85,8 +86,8 @@ def build_demo_corpus(root: Path, *, families: bool = False) -> Path:
     over an existing corpus replaces each archive atomically.
     """
     root.mkdir(parents=True, exist_ok=True)
-    for name, relative, _adapter in demo_libraries(families=families):
-        _BUILDERS[name](root / relative)
+    for _name, relative, _adapter in demo_libraries(families=families):
+        _BUILDERS[relative](root / relative)
     manifest = root / "corpus.toml"
     manifest.write_text(manifest_text(families=families), encoding="utf-8")
     return manifest
