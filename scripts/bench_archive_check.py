@@ -80,7 +80,7 @@ class CountedChecks:
 
 
 async def cold_calls(corpus: Corpus, runs: int, checks: CountedChecks) -> None:
-    library = "wp100" if "wp100" in corpus.libraries else "wikipedia"
+    library = "wp100" if "wp100" in corpus.libraries else "Wikipedia"
     found = await corpus.search("music history science", 10)
     refs = [r.ref for r in found.results if r.library == library] or [
         f"corpus://{library}/C3_linearization"

@@ -115,7 +115,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session")
 def demo_archives(demo_corpus: Path) -> dict[str, Path]:
-    """The session's demo archives by library name (``wikipedia``, ``devdocs_cpp``...)."""
+    """The session's demo archives by library name (``Wikipedia``, ``Cpp-Docs``...)."""
     return {name: demo_corpus.parent / relative for name, relative, _ in DEMO_LIBRARIES}
 
 
@@ -200,7 +200,7 @@ def wikipedia_only(demo_corpus: Path) -> Path:
     """A manifest serving only the demo's Wikipedia (no other family reads at startup)."""
     manifest = demo_corpus.parent / "wikipedia-only.toml"
     manifest.write_text(
-        'version = 1\n[[library]]\nname = "wikipedia"\n'
+        'version = 1\n[[library]]\nname = "Wikipedia"\n'
         'path = "wikipedia/wikipedia_en_demo_maxi_2026-05.zim"\nadapter = "mediawiki"\n'
     )
     return manifest

@@ -411,7 +411,7 @@ def navbar_targets(reader: ZimReader) -> list[tuple[str, str]]:
     return [(page, fragment) for page, _, fragment in splits if fragment]
 
 
-@pytest.mark.parametrize("library", ["devdocs_python", "devdocs_cpp", "devdocs_postgresql"])
+@pytest.mark.parametrize("library", ["Python-Docs", "Cpp-Docs", "PostgreSQL-Docs"])
 def test_every_demo_page_parses_cleanly(
     adapter: DevDocsAdapter, demo_archives: dict[str, Path], library: str
 ) -> None:
@@ -473,7 +473,7 @@ def test_navbar_symbols_of_malformed_data_are_empty(adapter: DevDocsAdapter) -> 
 def test_demo_symbols_all_land_on_a_page_and_a_reachable_anchor(
     adapter: DevDocsAdapter, demo_archives: dict[str, Path]
 ) -> None:
-    reader = ZimReader(demo_archives["devdocs_python"])
+    reader = ZimReader(demo_archives["Python-Docs"])
     table = load_symbols(reader, adapter)
     [join] = [m.symbol for m in table.lookup([("str.join", 1.0)])]
     assert (join.path, join.section, join.title) == (

@@ -595,7 +595,7 @@ def answer_facts(section: Section) -> tuple[int, int, bool]:
     return aid, score, accepted
 
 
-@pytest.mark.parametrize("library", ["stackoverflow", "math"])
+@pytest.mark.parametrize("library", ["StackOverflow", "Math-SE"])
 def test_every_demo_thread_parses_cleanly(
     adapter: StackExchangeAdapter, demo_archives: dict[str, Path], library: str
 ) -> None:

@@ -185,22 +185,22 @@ class Fault(msgspec.Struct, frozen=True):
 TRUNCATED_FAULT = (
     Fault("wp100", TRUNCATED, "Amphibian", "Animal", stays=False)
     if REAL_ARCHIVES_PRESENT
-    else Fault("wikipedia", TRUNCATED, "C3_linearization", "Multiple_inheritance", stays=False)
+    else Fault("Wikipedia", TRUNCATED, "C3_linearization", "Multiple_inheritance", stays=False)
 )
 FAULTS = {
     "truncated": TRUNCATED_FAULT,
-    "overwritten-in-place": Fault("mdwiki", CHANGED, "Asthma", "Amlodipine", stays=False),
+    "overwritten-in-place": Fault("MDWiki", CHANGED, "Asthma", "Amlodipine", stays=False),
     "half-copied": Fault(
-        "devdocs_cpp", TRUNCATED, "cpp/algorithm/sort", "cpp/container/list", stays=False
+        "Cpp-Docs", TRUNCATED, "cpp/algorithm/sort", "cpp/container/list", stays=False
     ),
     "deleted": Fault(
-        "math",
+        "Math-SE",
         DELETED,
         "questions/1212/what-is-the-derivative-of-x-x",
         "questions/11/is-it-true-that-0-999999999-ldots-1",
     ),
     "unreadable": Fault(
-        "stackoverflow",
+        "StackOverflow",
         UNREADABLE,
         "questions/1132941/least-astonishment-and-the-mutable-default-argument",
         "questions/1294382/what-is-the-global-interpreter-lock-gil-in-cpython",
@@ -213,7 +213,7 @@ def break_file(kind: str, corpus: Corpus, library: str) -> None:
     if kind == "truncated":
         os.truncate(file, file.stat().st_size // 2)
     elif kind == "overwritten-in-place":  # another archive's bytes, the size kept
-        other = corpus.originals["wikipedia"].read_bytes()
+        other = corpus.originals["Wikipedia"].read_bytes()
         size = file.stat().st_size
         with file.open("r+b") as writing:
             writing.write((other * (size // len(other) + 1))[:size])
@@ -254,9 +254,9 @@ async def test_a_broken_archive_is_left_out_until_it_is_repaired(
     fault = FAULTS[kind]
     library = fault.library
     reasons = {fault.reason} if fault.stays else {fault.reason, NOT_AN_ARCHIVE}
-    witness, witness_path = ("mdwiki", "Diabetes_mellitus")
-    if library == "mdwiki":
-        witness, witness_path = ("wikipedia", "Ray_Charles")
+    witness, witness_path = ("MDWiki", "Diabetes_mellitus")
+    if library == "MDWiki":
+        witness, witness_path = ("Wikipedia", "Ray_Charles")
     async with Client(url(server)) as client:
         before = structured(await fetch(client, library, fault.read_before))
         witnessed = structured(await fetch(client, witness, witness_path))
@@ -322,8 +322,8 @@ class Replacement(msgspec.Struct, frozen=True):
 
 REPLACEMENTS = {
     "renamed-over": Replacement(
-        "devdocs_python",
-        "devdocs_cpp",
+        "Python-Docs",
+        "Cpp-Docs",
         "library/asyncio",
         "cpp/container/list",
         rename_over,
@@ -331,8 +331,8 @@ REPLACEMENTS = {
     ),
     # A check may see the copy half-way (truncated) or done (grown).
     "copied-over": Replacement(
-        "math",
-        "stackoverflow",
+        "Math-SE",
+        "StackOverflow",
         "questions/1212/what-is-the-derivative-of-x-x",
         "questions/1132941/least-astonishment-and-the-mutable-default-argument",
         copy_in_place,

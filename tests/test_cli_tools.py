@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import mcp_types as types
 import trio
@@ -20,7 +22,7 @@ from .mcp_helpers import serving
 from .server_process import corpus_environment
 from .test_cli import Run, run
 
-STACK_OVERFLOW_REF = "corpus://stackoverflow/questions/3277367/how-does-python-s-super-work-with-multiple-inheritance"
+STACK_OVERFLOW_REF = "corpus://StackOverflow/questions/3277367/how-does-python-s-super-work-with-multiple-inheritance"
 
 
 def settings(manifest: Path) -> dict[str, str]:
@@ -92,7 +94,7 @@ def test_fetch_prints_markdown_with_section_ids(demo_corpus: Path) -> None:
     assert whole.code == 0, whole.stderr
     assert whole.stdout.startswith(
         "# How does Python's super() work with multiple inheritance?\n\n"
-        f"{STACK_OVERFLOW_REF} · stackoverflow · thread · snapshot 2026-05\n"
+        f"{STACK_OVERFLOW_REF} · StackOverflow · thread · snapshot 2026-05\n"
         "source: https://stackoverflow.com/questions/"
     )
     assert "\n## Accepted answer by Ada Lindqvist {#accepted-answer}\n" in whole.stdout
@@ -108,7 +110,7 @@ def test_fetch_prints_markdown_with_section_ids(demo_corpus: Path) -> None:
 
 def test_fetch_lists_what_it_left_out_for_size(demo_corpus: Path) -> None:
     env = {**settings(demo_corpus), "FETCH_BUDGET_CHARS": "600"}
-    ref = "corpus://devdocs_python/library/threading#threading.Thread"
+    ref = "corpus://Python-Docs/library/threading#threading.Thread"
     folded = run("fetch", ref, env=env)
     assert folded.code == 0, folded.stderr
     assert "other sections (--section ID):" in folded.stdout
@@ -130,7 +132,7 @@ def test_tool_errors_exit_1_with_the_message_on_stderr(demo_corpus: Path) -> Non
     unknown = run("fetch", "corpus://nowhere/Page", env=env)
     assert (unknown.code, unknown.stdout) == (1, "")
     assert unknown.stderr.startswith("corpus-mcp fetch: invalid_ref: unknown library 'nowhere'")
-    missing = run("fetch", "corpus://wikipedia/No_such_article_here", env=env)
+    missing = run("fetch", "corpus://Wikipedia/No_such_article_here", env=env)
     assert missing.code == 1
     assert "corpus-mcp fetch: not_found: no document at" in missing.stderr
     section = run("fetch", STACK_OVERFLOW_REF, "--section", "nope", env=env)
@@ -163,3 +165,35 @@ def test_a_corpus_that_cannot_be_opened_exits_1(unopenable_corpus: Path) -> None
     assert result.code == 1
     assert "corpus-mcp search: cannot open the corpus: library 'brokenlib'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_belarusian_archive_answers_with_refs_that_read_as_its_titles(
+    shared_zims: Path, tmp_path: Path
+) -> None:
+    """The real Belarusian Wikibooks archive as a user meets it: init, index, search,
+    fetch. The answer's refs are the titles' own characters, and each fetches in that
+    form and in the percent-encoded form refs had before."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    shutil.copyfile(shared_zims / "wikibooks_be_all_nopic_2017-02.zim", corpus / "wb.zim")
+    manifest = tmp_path / "corpus.toml"
+    env = {
+        **corpus_environment(manifest),
+        "CORPUS_ROOT": str(corpus),
+        "INDEX": "auto",
+        "CORPUS_INDEX_DIR": str(tmp_path / "indexes"),
+    }
+    assert run("init", str(corpus), "-o", str(manifest)).code == 0
+    assert run("index", env=env).code == 0
+    found = run("search", "італьянская кухня", "--limit", "10", "--json", env=env)
+    assert found.code == 0, found.stderr
+    results = json.loads(found.stdout)["results"]
+    assert results[0]["ref"] == "corpus://Wikibooks/Італьянская_кухня"
+    for result in results:
+        ref = result["ref"]
+        assert ref.isascii() is result["title"].isascii(), ref
+        old = "corpus://Wikibooks/" + quote(ref.removeprefix("corpus://Wikibooks/"))
+        fetched = [run("fetch", form, "--json", env=env) for form in (ref, old)]
+        assert [f.code for f in fetched] == [0, 0], fetched
+        assert fetched[0].stdout == fetched[1].stdout
+        assert json.loads(fetched[0].stdout)["title"] == result["title"]

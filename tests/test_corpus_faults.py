@@ -69,62 +69,62 @@ async def test_a_truncated_library_is_left_out_then_served_again(
 ) -> None:
     query = "C3 linearization multiple inheritance"
     whole = await corpus.search(query, 5)
-    assert "wikipedia" in {result.library for result in whole.results}
+    assert "Wikipedia" in {result.library for result in whole.results}
     assert not whole.partial
-    fetched = await corpus.fetch("corpus://wikipedia/C3_linearization", None)
-    uuid = corpus.library("wikipedia").service.info.uuid
+    fetched = await corpus.fetch("corpus://Wikipedia/C3_linearization", None)
+    uuid = corpus.library("Wikipedia").service.info.uuid
     assert corpus.hits_cache.get((uuid, whole.query, 5)) is not None
     assert corpus.cache.get((uuid, "C3_linearization")) is not None
-    file = served(corpus, "wikipedia")
+    file = served(corpus, "Wikipedia")
     pristine = file.read_bytes()
     os.truncate(file, len(pristine) // 2)
-    assert not await corpus.recheck("wikipedia")  # the periodic check finds it
-    assert corpus.unavailable_libraries == {"wikipedia": TRUNCATED}
+    assert not await corpus.recheck("Wikipedia")  # the periodic check finds it
+    assert corpus.unavailable_libraries == {"Wikipedia": TRUNCATED}
 
-    for ref in ("corpus://wikipedia/C3_linearization", "corpus://wikipedia/Ray_Charles"):
+    for ref in ("corpus://Wikipedia/C3_linearization", "corpus://Wikipedia/Ray_Charles"):
         with pytest.raises(CorpusError) as caught:
             await corpus.fetch(ref, None)
         assert caught.value.payload() == {
             "error": "library_unavailable",
             "message": (
-                "library 'wikipedia' is temporarily unavailable (archive file truncated); "
+                "library 'Wikipedia' is temporarily unavailable (archive file truncated); "
                 "retry in 3600 s or later, or search the other libraries"
             ),
-            "library": "wikipedia",
+            "library": "Wikipedia",
             "reason": TRUNCATED,
             "retry_after": 3600.0,
         }
     # The remembered answer named the library: it is not given while it is unavailable.
     left_out = await corpus.search(query, 5)
     assert left_out.partial
-    assert left_out.unavailable_libraries == ["wikipedia"]
+    assert left_out.unavailable_libraries == ["Wikipedia"]
     assert left_out.results
-    assert "wikipedia" not in {result.library for result in left_out.results}
+    assert "Wikipedia" not in {result.library for result in left_out.results}
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     [warning] = warnings  # the service's; no line per search
-    assert warning.startswith("library wikipedia unavailable: archive file truncated")
+    assert warning.startswith("library Wikipedia unavailable: archive file truncated")
 
     file.write_bytes(pristine)  # repaired in place (the same inode)
-    await back_again(corpus, "wikipedia")
+    await back_again(corpus, "Wikipedia")
     assert corpus.hits_cache.get((uuid, whole.query, 5)) is None
     assert corpus.cache.get((uuid, "C3_linearization")) is None
     assert len(corpus.answers_cache) == 0
     assert corpus.unavailable_libraries == {}
-    assert await corpus.fetch("corpus://wikipedia/C3_linearization", None) == fetched
+    assert await corpus.fetch("corpus://Wikipedia/C3_linearization", None) == fetched
     assert await corpus.search(query, 5) == whole
 
 
 async def test_a_fault_found_during_a_search_is_said_once(
     corpus: Corpus, caplog: pytest.LogCaptureFixture
 ) -> None:
-    file = served(corpus, "devdocs_python")
+    file = served(corpus, "Python-Docs")
     os.truncate(file, 100)
     for _ in range(2):
         found = await corpus.search("asyncio task", 5)
-        assert found.unavailable_libraries == ["devdocs_python"]
+        assert found.unavailable_libraries == ["Python-Docs"]
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(warnings) == 1
-    assert warnings[0].startswith("library devdocs_python unavailable: archive file truncated")
+    assert warnings[0].startswith("library Python-Docs unavailable: archive file truncated")
 
 
 async def test_a_fault_found_while_results_are_read(
@@ -135,11 +135,11 @@ async def test_a_fault_found_while_results_are_read(
     await corpus.search("asyncio task", 5)
     corpus.answers_cache.clear()
     corpus.cache.clear()
-    os.truncate(served(corpus, "devdocs_python"), 100)
+    os.truncate(served(corpus, "Python-Docs"), 100)
     found = await corpus.search("asyncio task", 5)
     assert found.partial
-    assert found.unavailable_libraries == ["devdocs_python"]
-    assert "devdocs_python" not in {result.library for result in found.results}
+    assert found.unavailable_libraries == ["Python-Docs"]
+    assert "Python-Docs" not in {result.library for result in found.results}
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(warnings) == 1
 
@@ -152,16 +152,16 @@ def rename_over(source: Path, target: Path) -> None:
 
 
 async def test_a_documentation_library_replaced_gets_its_new_symbols(corpus: Corpus) -> None:
-    library = corpus.library("devdocs_python")
-    file = served(corpus, "devdocs_python")
+    library = corpus.library("Python-Docs")
+    file = served(corpus, "Python-Docs")
     before = library.symbols
     assert before.lookup([("asyncio.create_task", 1.0)])
     rename_over(file, file)
-    await back_again(corpus, "devdocs_python")
+    await back_again(corpus, "Python-Docs")
     assert library.symbols is not before
     assert library.symbols.lookup([("asyncio.create_task", 1.0)])
     found = await corpus.search("asyncio.create_task", 3)
-    assert found.results[0].library == "devdocs_python"
+    assert found.results[0].library == "Python-Docs"
 
 
 async def test_a_new_archive_renamed_over_is_served_without_an_outage(
@@ -171,24 +171,24 @@ async def test_a_new_archive_renamed_over_is_served_without_an_outage(
     one has been seen sound twice, then the new one does, with nothing of the old one
     remembered."""
     query = "asyncio task"
-    old_uuid = corpus.library("devdocs_python").service.info.uuid
-    own = await corpus.fetch("corpus://devdocs_python/library/asyncio", None)
+    old_uuid = corpus.library("Python-Docs").service.info.uuid
+    own = await corpus.fetch("corpus://Python-Docs/library/asyncio", None)
     whole = await corpus.search(query, 5)
-    assert "devdocs_python" in {result.library for result in whole.results}
-    rename_over(demo_archives["devdocs_cpp"], served(corpus, "devdocs_python"))
+    assert "Python-Docs" in {result.library for result in whole.results}
+    rename_over(demo_archives["Cpp-Docs"], served(corpus, "Python-Docs"))
     for swapped in (False, True):
-        assert await corpus.recheck("devdocs_python") is swapped
+        assert await corpus.recheck("Python-Docs") is swapped
         if not swapped:  # the old file answers, searched and fetched, not partial
-            assert await corpus.fetch("corpus://devdocs_python/library/asyncio", None) == own
+            assert await corpus.fetch("corpus://Python-Docs/library/asyncio", None) == own
             assert await corpus.search(query, 5) == whole
     assert corpus.unavailable_libraries == {}
     assert corpus.cache.get((old_uuid, "library/asyncio")) is None
     assert corpus.hits_cache.get((old_uuid, whole.query, 5)) is None
     assert len(corpus.answers_cache) == 0
-    fetched = await corpus.fetch("corpus://devdocs_python/cpp/container/list", None)
-    assert fetched.library == "devdocs_python"
+    fetched = await corpus.fetch("corpus://Python-Docs/cpp/container/list", None)
+    assert fetched.library == "Python-Docs"
     with pytest.raises(CorpusError) as gone:
-        await corpus.fetch("corpus://devdocs_python/library/asyncio", None)
+        await corpus.fetch("corpus://Python-Docs/library/asyncio", None)
     assert gone.value.code == "not_found"
 
 
@@ -199,9 +199,9 @@ async def test_a_search_across_a_swap_reads_the_old_archive_and_is_not_remembere
     search reads the archive it began with (its hits' documents are there), answers
     whole, and leaves nothing for later calls to take for the new archive's."""
     query = "asyncio task"
-    library = corpus.library("devdocs_python")
+    library = corpus.library("Python-Docs")
     old_uuid = library.service.info.uuid
-    rename_over(demo_archives["devdocs_cpp"], served(corpus, "devdocs_python"))
+    rename_over(demo_archives["Cpp-Docs"], served(corpus, "Python-Docs"))
     while (new := library.service.reopen(direct_index=True, check=False)) is None:
         pass
 
@@ -213,13 +213,13 @@ async def test_a_search_across_a_swap_reads_the_old_archive_and_is_not_remembere
     across = await corpus.search(query, 5)
     monkeypatch.undo()
     assert not across.partial
-    assert "devdocs_python" in {result.library for result in across.results}
+    assert "Python-Docs" in {result.library for result in across.results}
     assert library.service.held is new
     assert len(corpus.answers_cache) == 0  # read from an archive no longer served
     # Its hits are remembered for the archive they came from.
     assert corpus.hits_cache.get((old_uuid, across.query, 5)) is not None
     after = await corpus.search(query, 5)
-    assert "devdocs_python" not in {result.library for result in after.results}
+    assert "Python-Docs" not in {result.library for result in after.results}
 
 
 @pytest.mark.parametrize(
@@ -232,8 +232,8 @@ async def test_a_new_archive_whose_tables_cannot_be_read_is_not_served(
     loader: str,
     table: str,
 ) -> None:
-    file = served(corpus, "devdocs_cpp")
-    old = corpus.library("devdocs_cpp").service.held
+    file = served(corpus, "Cpp-Docs")
+    old = corpus.library("Cpp-Docs").service.held
     rename_over(file, file)
 
     def unreadable(reader: ZimReader, adapter: object) -> None:
@@ -241,13 +241,13 @@ async def test_a_new_archive_whose_tables_cannot_be_read_is_not_served(
 
     monkeypatch.setattr(f"corpus_mcp.gather.{loader}", unreadable)
     for _ in range(3):
-        assert not await corpus.recheck("devdocs_cpp")
+        assert not await corpus.recheck("Cpp-Docs")
     assert corpus.unavailable_libraries == {}
-    assert corpus.library("devdocs_cpp").service.held is old  # the old one serves on
+    assert corpus.library("Cpp-Docs").service.held is old  # the old one serves on
     [refused] = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert f"cannot be served: {NOT_AN_ARCHIVE} ({file}: {table}: " in refused
     monkeypatch.undo()
-    await back_again(corpus, "devdocs_cpp")
+    await back_again(corpus, "Cpp-Docs")
 
 
 async def test_a_failing_check_is_logged_and_the_others_still_checked(
@@ -255,13 +255,13 @@ async def test_a_failing_check_is_logged_and_the_others_still_checked(
     autojump_clock: trio.testing.MockClock,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    settings = settings_for(demo_archives["wikipedia"], ARCHIVE_RECHECK_SECONDS="5")
+    settings = settings_for(demo_archives["Wikipedia"], ARCHIVE_RECHECK_SECONDS="5")
     shared = trio.CapacityLimiter(1)
     libraries = [
         Library(name, get_adapter("mediawiki"), ArchiveService(reader, shared, library=name))
         for name, reader in (
-            ("first", ZimReader(demo_archives["wikipedia"])),
-            ("second", ZimReader(demo_archives["mdwiki"])),
+            ("first", ZimReader(demo_archives["Wikipedia"])),
+            ("second", ZimReader(demo_archives["MDWiki"])),
         )
     ]
     corpus = Corpus(settings, libraries, ParsePool.in_threads())
@@ -284,9 +284,9 @@ async def test_a_failing_check_is_logged_and_the_others_still_checked(
 
 async def test_a_fault_found_by_a_fetch(corpus: Corpus) -> None:
     """No check has run since the file changed: the fetch's own access finds it."""
-    os.truncate(served(corpus, "devdocs_cpp"), 100)
+    os.truncate(served(corpus, "Cpp-Docs"), 100)
     with pytest.raises(CorpusError) as caught:
-        await corpus.fetch("corpus://devdocs_cpp/cpp/container/list", None)
+        await corpus.fetch("corpus://Cpp-Docs/cpp/container/list", None)
     assert caught.value.code == "library_unavailable"
     assert caught.value.details["reason"] == TRUNCATED
-    assert corpus.unavailable_libraries == {"devdocs_cpp": TRUNCATED}
+    assert corpus.unavailable_libraries == {"Cpp-Docs": TRUNCATED}

@@ -27,23 +27,23 @@ async def _error(corpus: Corpus, ref: str, sections: list[str] | None = None) ->
 
 
 async def test_a_plain_redirect_returns_the_canonical_document_and_ref(corpus: Corpus) -> None:
-    out = await corpus.fetch("corpus://wikipedia/Method_resolution_order", None)
-    assert out.ref == "corpus://wikipedia/C3_linearization"
+    out = await corpus.fetch("corpus://Wikipedia/Method_resolution_order", None)
+    assert out.ref == "corpus://Wikipedia/C3_linearization"
     assert out.title == "C3 linearization"
     assert out.kind == "article"
     assert out.sections[0].id == ""  # the whole document, lead first
 
 
 async def test_a_redirect_chain_is_followed(corpus: Corpus) -> None:
-    direct = await corpus.fetch("corpus://wikipedia/Python_language", None)
-    chained = await corpus.fetch("corpus://wikipedia/Python_(language)", None)
+    direct = await corpus.fetch("corpus://Wikipedia/Python_language", None)
+    chained = await corpus.fetch("corpus://Wikipedia/Python_(language)", None)
     assert chained.ref == direct.ref
     assert chained.title == direct.title
 
 
 async def test_a_fragment_redirect_stub_lands_on_its_section(corpus: Corpus) -> None:
-    out = await corpus.fetch("corpus://wikipedia/Ray_Charles_early_life", None)
-    assert out.ref == "corpus://wikipedia/Ray_Charles"
+    out = await corpus.fetch("corpus://Wikipedia/Ray_Charles_early_life", None)
+    assert out.ref == "corpus://Wikipedia/Ray_Charles"
     assert out.sections[0].id == "Early_life"
     assert all(s.id != "" for s in out.sections)  # only the landed section's subtree
     assert out.available_sections[0].id == ""
@@ -51,14 +51,14 @@ async def test_a_fragment_redirect_stub_lands_on_its_section(corpus: Corpus) -> 
 
 async def test_sotoki_question_and_answer_redirects_land_on_the_thread(corpus: Corpus) -> None:
     qid = THREAD.split("/")[1]
-    thread = await corpus.fetch(f"corpus://stackoverflow/questions/{qid}", None)
-    assert thread.ref == f"corpus://stackoverflow/{THREAD}"
+    thread = await corpus.fetch(f"corpus://StackOverflow/questions/{qid}", None)
+    assert thread.ref == f"corpus://StackOverflow/{THREAD}"
     assert thread.kind == "thread"
     assert [s.id for s in thread.sections][:1] == ["question"]
     answers = [s for s in thread.sections if s.id.startswith("answer-")]
     assert answers, "the thread has non-accepted answers"
     answer_id = answers[0].id.removeprefix("answer-")
-    landed = await corpus.fetch(f"corpus://stackoverflow/a/{answer_id}", None)
+    landed = await corpus.fetch(f"corpus://StackOverflow/a/{answer_id}", None)
     assert landed.ref == thread.ref
     assert [s.id for s in landed.sections] == [f"answer-{answer_id}"]
     assert isinstance(landed.sections[0].metadata, dict)
@@ -66,20 +66,20 @@ async def test_sotoki_question_and_answer_redirects_land_on_the_thread(corpus: C
 
 
 async def test_the_accepted_answer_has_an_answer_id_alias(corpus: Corpus) -> None:
-    thread = await corpus.fetch(refs.encode("stackoverflow", THREAD), ["accepted-answer"])
+    thread = await corpus.fetch(refs.encode("StackOverflow", THREAD), ["accepted-answer"])
     accepted, *comments = thread.sections
     assert all(s.id.startswith("comments-") and s.level == 3 for s in comments)
     assert isinstance(accepted.metadata, dict)
     answer_id = accepted.metadata["answer_id"]
-    by_alias = await corpus.fetch(refs.encode("stackoverflow", THREAD), [f"answer-{answer_id}"])
+    by_alias = await corpus.fetch(refs.encode("StackOverflow", THREAD), [f"answer-{answer_id}"])
     assert by_alias.sections == thread.sections
-    via_redirect = await corpus.fetch(f"corpus://stackoverflow/a/{answer_id}", None)
+    via_redirect = await corpus.fetch(f"corpus://StackOverflow/a/{answer_id}", None)
     assert [s.id for s in via_redirect.sections][:1] == ["accepted-answer"]
 
 
 async def test_devdocs_api_entries_are_sections_of_their_own(corpus: Corpus) -> None:
-    whole = await corpus.fetch("corpus://devdocs_python/library/stdtypes", None)
-    out = await corpus.fetch("corpus://devdocs_python/library/stdtypes", ["str.join"])
+    whole = await corpus.fetch("corpus://Python-Docs/library/stdtypes", None)
+    out = await corpus.fetch("corpus://Python-Docs/library/stdtypes", ["str.join"])
     [entry] = out.sections
     assert entry.title == "str.join(iterable)"
     assert entry.content.startswith("Return a string which is the concatenation")
@@ -87,14 +87,14 @@ async def test_devdocs_api_entries_are_sections_of_their_own(corpus: Corpus) -> 
     assert sum(len(s.content) for s in out.sections) * 3 < page_chars
     listed = {s.id: s for s in out.available_sections}
     assert listed["str.join"].level == entry.level
-    by_ref = await corpus.fetch("corpus://devdocs_python/library/stdtypes#str.join", None)
+    by_ref = await corpus.fetch("corpus://Python-Docs/library/stdtypes#str.join", None)
     assert by_ref.sections == out.sections
 
 
 async def test_sections_come_in_document_order_with_duplicates_collapsed(corpus: Corpus) -> None:
-    whole = await corpus.fetch("corpus://wikipedia/Ray_Charles", None)
+    whole = await corpus.fetch("corpus://Wikipedia/Ray_Charles", None)
     ids = [s.id for s in whole.available_sections if s.id]
-    picked = await corpus.fetch("corpus://wikipedia/Ray_Charles", [ids[-1], ids[0], ids[-1]])
+    picked = await corpus.fetch("corpus://Wikipedia/Ray_Charles", [ids[-1], ids[0], ids[-1]])
     assert picked.sections[0].id == ids[0]
     assert [s.id for s in picked.sections].count(ids[-1]) == 1
 
@@ -103,7 +103,7 @@ async def test_the_budget_cuts_at_a_section_boundary(full_corpus: Path) -> None:
     settings = settings_for(full_corpus, MAX_FETCH_CHARS="600")
     manifest = load_manifest(full_corpus, full_corpus.parent)
     async with open_corpus(settings, manifest) as small:
-        whole = await small.fetch("corpus://wikipedia/Ray_Charles", None)
+        whole = await small.fetch("corpus://Wikipedia/Ray_Charles", None)
     assert whole.truncated is True
     assert sum(len(s.title) + len(s.content) for s in whole.sections) <= 600
     assert len(whole.available_sections) > len(whole.sections)
@@ -112,7 +112,7 @@ async def test_the_budget_cuts_at_a_section_boundary(full_corpus: Path) -> None:
     assert all(s.chars for s in whole.available_sections if s.id not in returned and s.level == 2)
 
 
-THREADING = "corpus://devdocs_python/library/threading"
+THREADING = "corpus://Python-Docs/library/threading"
 
 
 @pytest.fixture
@@ -192,7 +192,7 @@ async def test_the_fetch_budget_is_no_larger_than_the_largest_answer(
 
 
 async def test_fetch_is_deterministic_cold_and_cached(corpus: Corpus) -> None:
-    ref = "corpus://stackoverflow/" + THREAD
+    ref = "corpus://StackOverflow/" + THREAD
     first = msgspec.json.encode(await corpus.fetch(ref, None))
     corpus.cache.clear()
     cold = msgspec.json.encode(await corpus.fetch(ref, None))
@@ -206,11 +206,11 @@ async def test_fetch_is_deterministic_cold_and_cached(corpus: Corpus) -> None:
         ("corpus://nowhere/x", "invalid_ref", "unknown library 'nowhere'"),
         ("corpus://retired/Anything", "invalid_ref", "not enabled"),
         ("https://en.wikipedia.org/wiki/Ray_Charles", "invalid_ref", "start with"),
-        ("corpus://wikipedia/../../etc/passwd", "invalid_ref", "'..'"),
-        ("corpus://wikipedia/No_such_page", "not_found", "no document at 'No_such_page'"),
-        ("corpus://devdocs_python/navbar.json", "not_found", "not a document"),
-        ("corpus://devdocs_python/licenses.txt", "not_found", "not a document"),
-        ("corpus://stackoverflow/tags", "not_found", "not a document"),
+        ("corpus://Wikipedia/../../etc/passwd", "invalid_ref", "'..'"),
+        ("corpus://Wikipedia/No_such_page", "not_found", "no document at 'No_such_page'"),
+        ("corpus://Python-Docs/navbar.json", "not_found", "not a document"),
+        ("corpus://Python-Docs/licenses.txt", "not_found", "not a document"),
+        ("corpus://StackOverflow/tags", "not_found", "not a document"),
     ],
 )
 async def test_bad_refs_get_structured_errors(
@@ -224,7 +224,7 @@ async def test_bad_refs_get_structured_errors(
 
 
 async def test_unknown_sections_list_what_is_available(corpus: Corpus) -> None:
-    error = await _error(corpus, "corpus://wikipedia/Ray_Charles", ["Early_life", "Nope"])
+    error = await _error(corpus, "corpus://Wikipedia/Ray_Charles", ["Early_life", "Nope"])
     payload = error.payload()
     assert payload["error"] == "section_not_found"
     assert payload["missing_sections"] == ["Nope"]

@@ -25,8 +25,8 @@ from corpus_mcp.wire import FetchedSection, FetchOutput
 from .golden_docs import without_code
 
 DEMO_NAMES = [name for name, _, _ in DEMO_LIBRARIES]
-# cppreference pages (devdocs_cpp) document with headings, not dt[id] entries.
-WITH_ENTRIES = ["devdocs_python", "devdocs_postgresql"]
+# cppreference pages (Cpp-Docs) document with headings, not dt[id] entries.
+WITH_ENTRIES = ["Python-Docs", "PostgreSQL-Docs"]
 THREADS = [name for name, _, adapter in DEMO_LIBRARIES if adapter == "stackexchange"]
 BLOCKING_THREAD = (
     "questions/43241221/how-can-i-run-a-blocking-function-without-freezing-the-asyncio-event-loop"
@@ -36,7 +36,7 @@ WEB = ("https://", "http://")
 
 def link_targets(markdown: str) -> Iterator[str]:
     """The destination of every Markdown link (balanced parentheses kept: refs such as
-    ``corpus://wikipedia/Python_(programming_language)`` hold them), code left out."""
+    ``corpus://Wikipedia/Python_(programming_language)`` hold them), code left out."""
     text = without_code(markdown)
     start = 0
     while (opening := text.find("](", start)) >= 0:
@@ -121,14 +121,14 @@ async def test_the_demo_corpus_holds_every_kind_of_link(corpus: Corpus) -> None:
 
 
 async def test_sotoki_3_1_1_links_become_refs_and_anchors(corpus: Corpus) -> None:
-    out = await corpus.fetch(refs.encode("stackoverflow", BLOCKING_THREAD), ["accepted-answer"])
+    out = await corpus.fetch(refs.encode("StackOverflow", BLOCKING_THREAD), ["accepted-answer"])
     answer = out.sections[0]
     links = list(link_targets(answer.content))
     other_answer = next(s.id for s in out.available_sections if s.id.startswith("answer-"))
-    gil = "corpus://stackoverflow/questions/1294382/what-is-the-global-interpreter-lock-gil-in-cpython"
+    gil = "corpus://StackOverflow/questions/1294382/what-is-the-global-interpreter-lock-gil-in-cpython"
     assert links == [
         f"#{other_answer.removeprefix('answer-')}",  # an answer of this very thread
-        "corpus://stackoverflow/questions/27435284/"
+        "corpus://StackOverflow/questions/27435284/"
         "asyncio-vs-threading-in-python-which-should-i-use-for-i-o-bound-work",
         f"{gil}#1294389",  # an answer of another thread (questions/<id>/<slug>/<aid>)
         "https://docs.python.org/3/library/asyncio-eventloop.html#asyncio.loop.run_in_executor",
@@ -139,25 +139,25 @@ async def test_sotoki_3_1_1_links_become_refs_and_anchors(corpus: Corpus) -> Non
     assert [s.id for s in landed.sections] == [other_answer]
     # sotoki's a/<aid> form, to an answer of another thread: the redirect and the anchor.
     duplicate = await corpus.fetch(
-        "corpus://stackoverflow/questions/26853/combine-two-dicts-into-one-new-dict-without-changing-either",
+        "corpus://StackOverflow/questions/26853/combine-two-dicts-into-one-new-dict-without-changing-either",
         ["accepted-answer"],
     )
     [to_answer] = link_targets(duplicate.sections[0].content)
-    assert to_answer == "corpus://stackoverflow/a/38994#38994"
+    assert to_answer == "corpus://StackOverflow/a/38994#38994"
     original = await corpus.fetch(to_answer, None)
     assert original.title == "How do I merge two dictionaries in a single expression in Python?"
     assert [s.id for s in original.sections] == ["accepted-answer"]
 
 
 async def test_comments_keep_their_links(corpus: Corpus) -> None:
-    out = await corpus.fetch(refs.encode("stackoverflow", BLOCKING_THREAD), ["accepted-answer"])
+    out = await corpus.fetch(refs.encode("StackOverflow", BLOCKING_THREAD), ["accepted-answer"])
     comments = next(s for s in out.sections if s.id.startswith("comments-"))
     assert list(link_targets(comments.content)) == [
-        "corpus://stackoverflow/questions/1294382/what-is-the-global-interpreter-lock-gil-in-cpython",
+        "corpus://StackOverflow/questions/1294382/what-is-the-global-interpreter-lock-gil-in-cpython",
         "https://peps.python.org/pep-3156/",
     ]
     basel = await corpus.fetch(
-        "corpus://math/questions/8337/different-methods-to-compute-sum-limits-k-1-infty-frac-1-k-2",
+        "corpus://Math-SE/questions/8337/different-methods-to-compute-sum-limits-k-1-infty-frac-1-k-2",
         ["question"],
     )
     comment = next(s for s in basel.sections if s.id.startswith("comments-"))
@@ -166,7 +166,7 @@ async def test_comments_keep_their_links(corpus: Corpus) -> None:
 
 
 async def test_the_linked_sidebar_gives_fetchable_refs(corpus: Corpus) -> None:
-    out = await corpus.fetch(refs.encode("stackoverflow", BLOCKING_THREAD), ["question"])
+    out = await corpus.fetch(refs.encode("StackOverflow", BLOCKING_THREAD), ["question"])
     assert isinstance(out.sections[0].metadata, dict)
     linked = out.sections[0].metadata["linked"]
     assert isinstance(linked, list) and len(linked) == 2
@@ -197,7 +197,7 @@ async def test_thread_posts_have_dates_demoted_headings_and_comments_after_them(
 
 
 async def test_an_answers_own_headings_sit_below_it(corpus: Corpus) -> None:
-    out = await corpus.fetch(refs.encode("stackoverflow", BLOCKING_THREAD), ["accepted-answer"])
+    out = await corpus.fetch(refs.encode("StackOverflow", BLOCKING_THREAD), ["accepted-answer"])
     answer = out.sections[0]
     assert answer.level == 2
     assert "\n### Why the loop freezes\n" in answer.content
@@ -209,7 +209,7 @@ async def test_an_answers_own_headings_sit_below_it(corpus: Corpus) -> None:
     )
     # An owner's own edit comes with the ISO stamp of the older "edited" line.
     math = await corpus.fetch(
-        "corpus://math/questions/8337/different-methods-to-compute-sum-limits-k-1-infty-frac-1-k-2",
+        "corpus://Math-SE/questions/8337/different-methods-to-compute-sum-limits-k-1-infty-frac-1-k-2",
         ["accepted-answer"],
     )
     assert isinstance(math.sections[0].metadata, dict)
@@ -273,11 +273,11 @@ async def test_every_entry_fetches_alone_by_its_anchor(corpus: Corpus, library: 
 
 async def test_entries_are_listed_under_their_heading(corpus: Corpus) -> None:
     cases = [
-        ("devdocs_python", "library/stdtypes", "str.join", "str.join(iterable)",
+        ("Python-Docs", "library/stdtypes", "str.join", "str.join(iterable)",
          ["text-sequence-type-str"]),
-        ("devdocs_python", "library/threading", "threading.Thread.join", "join(timeout=None)",
+        ("Python-Docs", "library/threading", "threading.Thread.join", "join(timeout=None)",
          ["threading.Thread", "thread-objects"]),
-        ("devdocs_postgresql", "runtime-config-resource", "GUC-WORK-MEM", "work_mem (integer)",
+        ("PostgreSQL-Docs", "runtime-config-resource", "GUC-WORK-MEM", "work_mem (integer)",
          ["RUNTIME-CONFIG-RESOURCE-MEMORY"]),
     ]  # fmt: skip
     for library, path, anchor, title, parents in cases:
@@ -298,32 +298,32 @@ async def test_entries_that_stay_in_their_section(corpus: Corpus) -> None:
     # section's heading names: the ref lands on that section.
     for ref, section in [
         (
-            "corpus://devdocs_python/library/asyncio-task#asyncio.gather",
+            "corpus://Python-Docs/library/asyncio-task#asyncio.gather",
             "running-tasks-concurrently",
         ),
-        ("corpus://devdocs_python/library/functools#functools.cache", "caching-results"),
+        ("corpus://Python-Docs/library/functools#functools.cache", "caching-results"),
     ]:
         out = await corpus.fetch(ref, None)
         assert out.sections[0].id == section
-    gather = await corpus.fetch("corpus://devdocs_python/library/asyncio-task#asyncio.gather", None)
+    gather = await corpus.fetch("corpus://Python-Docs/library/asyncio-task#asyncio.gather", None)
     assert gather.sections[0].content.startswith("**`awaitable asyncio.gather(")
     assert "Run awaitable objects in the aws sequence concurrently." in gather.sections[0].content
 
 
 async def test_shared_descriptions_and_long_signatures(corpus: Corpus) -> None:
-    le = await corpus.fetch("corpus://devdocs_python/reference/datamodel#object.__le__", None)
+    le = await corpus.fetch("corpus://Python-Docs/reference/datamodel#object.__le__", None)
     [comparisons] = le.sections
     assert comparisons.id == "object.__lt__"
     assert all(f"`object.__{op}__(self, other)`" in comparisons.content
                for op in ("lt", "le", "eq", "ne", "gt", "ge"))  # fmt: skip
-    run = await corpus.fetch("corpus://devdocs_python/library/subprocess#subprocess.run", None)
+    run = await corpus.fetch("corpus://Python-Docs/library/subprocess#subprocess.run", None)
     [entry] = run.sections
     assert len(entry.title) <= 100 and entry.title.endswith("…")
     assert "universal_newlines=None, **other_popen_kwargs)`" in entry.content
 
 
 async def test_a_class_entry_comes_with_its_members(corpus: Corpus) -> None:
-    out = await corpus.fetch("corpus://devdocs_python/library/threading#threading.Thread", None)
+    out = await corpus.fetch("corpus://Python-Docs/library/threading#threading.Thread", None)
     assert [(s.id, s.level) for s in out.sections] == [
         ("threading.Thread", 3),
         ("threading.Thread.start", 4),
@@ -339,7 +339,7 @@ async def test_no_empty_table_is_rendered(corpus: Corpus) -> None:
             for section in out.sections:
                 rows = re.findall(r"(?m)^\|.*\|$", without_code(section.content))
                 assert not [r for r in rows if not r.strip("|- ")], (out.ref, section.id)
-    functions = await corpus.fetch("corpus://devdocs_python/library/functions", [""])
+    functions = await corpus.fetch("corpus://Python-Docs/library/functions", [""])
     assert "|" not in functions.sections[0].content
 
 
@@ -352,10 +352,10 @@ async def test_every_demo_document_says_where_it_comes_from(corpus: Corpus, libr
         if refs.decode(out.ref, corpus.libraries).path != listing:
             assert out.source_url and out.source_url.startswith("https://"), out.ref
     expected = {
-        "wikipedia": ("Python_(programming_language)",
+        "Wikipedia": ("Python_(programming_language)",
                       "https://en.wikipedia.org/wiki/Python_(programming_language)"),
-        "devdocs_postgresql": ("sql-select", "https://www.postgresql.org/docs/16/sql-select.html"),
-        "stackoverflow": (BLOCKING_THREAD, f"https://stackoverflow.com/{BLOCKING_THREAD}"),
+        "PostgreSQL-Docs": ("sql-select", "https://www.postgresql.org/docs/16/sql-select.html"),
+        "StackOverflow": (BLOCKING_THREAD, f"https://stackoverflow.com/{BLOCKING_THREAD}"),
     }  # fmt: skip
     if library in expected:
         path, url = expected[library]
@@ -365,5 +365,5 @@ async def test_every_demo_document_says_where_it_comes_from(corpus: Corpus, libr
 async def test_an_anchor_no_section_holds_is_refused_by_id(corpus: Corpus) -> None:
     """The check the link walk relies on: asking for a missing anchor by id fails."""
     with pytest.raises(CorpusError) as info:
-        await corpus.fetch("corpus://devdocs_python/library/stdtypes", ["no.such.entry"])
+        await corpus.fetch("corpus://Python-Docs/library/stdtypes", ["no.such.entry"])
     assert info.value.code == "section_not_found"

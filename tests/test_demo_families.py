@@ -19,6 +19,7 @@ from corpus_mcp.config import load_manifest
 from corpus_mcp.corpus import Corpus, open_corpus
 from corpus_mcp.demo import DEMO_LIBRARIES, FAMILY_LIBRARIES, build_demo_corpus
 from corpus_mcp.families import adapter_for
+from corpus_mcp.init.plan import Archive, plan_libraries
 from corpus_mcp.sections.build import BuildJob, build_index
 from corpus_mcp.zim import ZimReader
 
@@ -26,13 +27,13 @@ from .conftest import settings_for
 
 # (library, words of one of its pages' bodies, that page's path)
 QUESTIONS = (
-    ("Demo_3.11_documentation", "virtual environments packages",
+    ("Demo-3.11-Documentation", "virtual environments packages",
      "docs.example.org/3.11/tutorial/venv.html"),
-    ("Project_Gutenberg_Library", "Elizabeth Bennet Darcy", "Pride and Prejudice.1342"),
-    ("freeCodeCamp_JavaScript", "walks the word once and counts each vowel",
+    ("Project-Gutenberg-Library", "Elizabeth Bennet Darcy", "Pride and Prejudice.1342"),
+    ("freeCodeCamp-JavaScript", "walks the word once and counts each vowel",
      "content/curriculum/javascript-algorithms-and-data-structures/basic-algorithm-scripting/"
      "d3m0000000000000000000a1.md"),
-    ("LibreTexts_Chemistry", "particles keep fixed places", "content/page_content_500111.json"),
+    ("LibreTexts-Chemistry", "particles keep fixed places", "content/page_content_500111.json"),
     ("TED", "secret clocks of coral reefs", "the-secret-clocks-of-coral-reefs"),
     ("iFixit", "Kindle Paperwhite battery", "Guide/-/51500"),
 )  # fmt: skip
@@ -64,6 +65,15 @@ def test_each_library_has_the_adapter_init_gives_its_family(full_demo: Path) -> 
     for library in manifest["library"]:
         family = ZimReader(full_demo.parent / library["path"]).info.family
         assert adapter_for(family, ADAPTERS) == library["adapter"], library["name"]
+
+
+def test_each_library_is_named_as_init_names_it(full_demo: Path) -> None:
+    """One naming rule for ``corpus-mcp init`` and the demo corpus."""
+    libraries = DEMO_LIBRARIES + FAMILY_LIBRARIES
+    archives = [Archive(path, ZimReader(full_demo.parent / path).info) for _, path, _ in libraries]
+    entries, skipped = plan_libraries(archives)
+    assert skipped == []
+    assert [entry.name for entry in entries] == [name for name, _, _ in libraries]
 
 
 @pytest.fixture(scope="module")

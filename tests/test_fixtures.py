@@ -53,13 +53,13 @@ def test_manifest_lists_every_archive(demo_corpus: Path) -> None:
 
 #: name -> (family, snapshot, Scraper, main path, has a full-text index)
 EXPECTED_INFO: dict[str, tuple[str, str, str, str, bool]] = {
-    "wikipedia": ("mwoffliner", "2026-05", "mwoffliner 1.17.5", "index", True),
-    "mdwiki": ("mwoffliner", "2025-11", "mwoffliner 1.17.5", "App/IntroPage", False),
-    "devdocs_python": ("devdocs2zim", "2026-05", "devdocs2zim v0.2.1", "index", True),
-    "devdocs_cpp": ("devdocs2zim", "2026-04", "devdocs2zim v0.2.1", "index", True),
-    "devdocs_postgresql": ("devdocs2zim", "2026-04", "devdocs2zim v0.2.1", "index", True),
-    "stackoverflow": ("sotoki", "2026-05", "sotoki v3.1.1", "questions", True),
-    "math": ("sotoki", "2026-03", "sotoki v3.1.1", "questions", True),
+    "Wikipedia": ("mwoffliner", "2026-05", "mwoffliner 1.17.5", "index", True),
+    "MDWiki": ("mwoffliner", "2025-11", "mwoffliner 1.17.5", "App/IntroPage", False),
+    "Python-Docs": ("devdocs2zim", "2026-05", "devdocs2zim v0.2.1", "index", True),
+    "Cpp-Docs": ("devdocs2zim", "2026-04", "devdocs2zim v0.2.1", "index", True),
+    "PostgreSQL-Docs": ("devdocs2zim", "2026-04", "devdocs2zim v0.2.1", "index", True),
+    "StackOverflow": ("sotoki", "2026-05", "sotoki v3.1.1", "questions", True),
+    "Math-SE": ("sotoki", "2026-03", "sotoki v3.1.1", "questions", True),
 }
 
 
@@ -81,21 +81,21 @@ def test_archive_info(readers: dict[str, ZimReader], name: str) -> None:
 
 
 def test_family_metadata_values(readers: dict[str, ZimReader]) -> None:
-    wiki = readers["wikipedia"]
+    wiki = readers["Wikipedia"]
     assert (wiki.info.name, wiki.info.flavour) == ("wikipedia_en_demo", "maxi")
     assert wiki.metadata("Source") == "en.wikipedia.org"
     assert "_category:wikipedia" in wiki.info.tags
-    md = readers["mdwiki"]
+    md = readers["MDWiki"]
     assert (md.info.title, md.metadata("Publisher")) == (
         "MDWiki Medical Encyclopedia",
         "WikiProjectMed",
     )
     assert "mdwiki" in md.info.tags
-    py = readers["devdocs_python"]
+    py = readers["Python-Docs"]
     assert py.info.name == "devdocs_en_python"
     assert py.info.tags == ("devdocs", "python")
     assert py.info.flavour is None
-    so = readers["stackoverflow"]
+    so = readers["StackOverflow"]
     assert so.info.title == "Stack Overflow"
     assert so.metadata("License") == "CC-BY-SA"
     assert "_category:stack_exchange" in so.info.tags
@@ -105,7 +105,7 @@ def test_family_metadata_values(readers: dict[str, ZimReader]) -> None:
 
 
 def test_wikipedia_plain_redirects_and_chain(readers: dict[str, ZimReader]) -> None:
-    wiki = readers["wikipedia"]
+    wiki = readers["Wikipedia"]
     resolved = wiki.resolve("Method_resolution_order")
     assert (resolved.path, resolved.redirected_from) == (
         "C3_linearization",
@@ -118,7 +118,7 @@ def test_wikipedia_plain_redirects_and_chain(readers: dict[str, ZimReader]) -> N
 
 
 def test_wikipedia_fragment_redirect_stub(readers: dict[str, ZimReader]) -> None:
-    wiki = readers["wikipedia"]
+    wiki = readers["Wikipedia"]
     stub = wiki.resolve("Diamond_problem")
     assert stub.redirected_from is None  # a real item, not a libzim redirect
     assert (stub.mimetype, stub.title) == ("text/html", "Diamond problem")
@@ -131,7 +131,7 @@ def test_wikipedia_fragment_redirect_stub(readers: dict[str, ZimReader]) -> None
 
 
 def test_wikipedia_suggestions_include_redirect_titles(readers: dict[str, ZimReader]) -> None:
-    wiki = readers["wikipedia"]
+    wiki = readers["Wikipedia"]
     titles = {s.title for s in wiki.suggest("method resolution", 10)}
     assert "Method resolution order" in titles
     assert "High blood pressure" in {s.title for s in wiki.suggest("high blood", 10)}
@@ -163,32 +163,32 @@ ARTICLE_BODY = "//div[@id='mw-content-text']/div[contains(@class,'mw-parser-outp
     ],
 )
 def test_wikipedia_article_body_has(readers: dict[str, ZimReader], part: str, xpath: str) -> None:
-    body = _html(readers["wikipedia"], PYTHON_ARTICLE).xpath(ARTICLE_BODY)[0]
+    body = _html(readers["Wikipedia"], PYTHON_ARTICLE).xpath(ARTICLE_BODY)[0]
     assert body.xpath(xpath), part
 
 
 def test_wikipedia_article_layout_is_flat_action_parse(readers: dict[str, ZimReader]) -> None:
-    body = _html(readers["wikipedia"], PYTHON_ARTICLE).xpath(ARTICLE_BODY)[0]
+    body = _html(readers["Wikipedia"], PYTHON_ARTICLE).xpath(ARTICLE_BODY)[0]
     assert not body.xpath(".//section")
     levels = {h.tag for h in body.xpath(".//div[contains(@class,'mw-heading')]/*[@id]")}
     assert levels == {"h2", "h3", "h4"}
 
 
 def test_wikipedia_title_and_footer_are_mwofflines(readers: dict[str, ZimReader]) -> None:
-    doc = _html(readers["wikipedia"], PYTHON_ARTICLE)
+    doc = _html(readers["Wikipedia"], PYTHON_ARTICLE)
     title = doc.xpath("//h1[@id='firstHeading']/span[@class='mw-page-title-main']/text()")
     assert title == ["Python (programming language)"]
     assert doc.xpath("//head/link[@rel='canonical']/@href") == [
         "https://en.wikipedia.org/wiki/Python_(programming_language)"
     ]
-    raw = readers["wikipedia"].content(PYTHON_ARTICLE).decode()
+    raw = readers["Wikipedia"].content(PYTHON_ARTICLE).decode()
     assert '<!--htdig_noindex--><div><div class="zim-footer">' in raw
 
 
 def test_wikipedia_section_hatnote_and_links_from_a_nested_path(
     readers: dict[str, ZimReader],
 ) -> None:
-    body = _html(readers["wikipedia"], "Asynchronous_I/O").xpath(ARTICLE_BODY)[0]
+    body = _html(readers["Wikipedia"], "Asynchronous_I/O").xpath(ARTICLE_BODY)[0]
     [hatnote] = body.xpath(".//div[contains(@class,'hatnote')]")
     assert " ".join(hatnote.text_content().split()) == "Main article: Thread (computing)"
     assert hatnote.getprevious().xpath("./h2/@id") == ["Compared_with_threads"]
@@ -197,19 +197,19 @@ def test_wikipedia_section_hatnote_and_links_from_a_nested_path(
 
 
 def test_wikipedia_math_keeps_its_tex(readers: dict[str, ZimReader]) -> None:
-    math_doc = _html(readers["wikipedia"], "Euler's_identity")
+    math_doc = _html(readers["Wikipedia"], "Euler's_identity")
     tex = math_doc.xpath("//annotation[@encoding='application/x-tex']/text()")
     assert "{\\displaystyle e^{i\\pi }+1=0}" in tex
 
 
 def test_wikipedia_footer_is_not_indexed(readers: dict[str, ZimReader]) -> None:
-    wiki = readers["wikipedia"]
+    wiki = readers["Wikipedia"]
     assert wiki.fulltext("Sharealike", 5).estimated_total == 0
     assert wiki.fulltext("chlorophyll", 5).paths[0] == "Photosynthesis"
 
 
 def test_wikipedia_generated_list_main_page(readers: dict[str, ZimReader]) -> None:
-    wiki = readers["wikipedia"]
+    wiki = readers["Wikipedia"]
     doc = _html(wiki, "index")
     assert "page-list-home" in doc.xpath("//body/@class")[0]
     links = doc.xpath("//ul[@id='list']/li/a/@href")
@@ -218,7 +218,7 @@ def test_wikipedia_generated_list_main_page(readers: dict[str, ZimReader]) -> No
 
 
 def test_mdwiki_has_no_fulltext_and_mixes_layouts(readers: dict[str, ZimReader]) -> None:
-    md = readers["mdwiki"]
+    md = readers["MDWiki"]
     assert md.fulltext("insulin", 10).paths == []
     assert md.resolve("Albuterol").path == "Salbutamol"
     assert "Albuterol" in {s.title for s in md.suggest("albuterol", 5)}
@@ -234,7 +234,7 @@ def test_mdwiki_has_no_fulltext_and_mixes_layouts(readers: dict[str, ZimReader])
 
 
 def test_devdocs_titles_paths_and_skeleton(readers: dict[str, ZimReader]) -> None:
-    py = readers["devdocs_python"]
+    py = readers["Python-Docs"]
     assert py.resolve("index").title == "Python Documentation"
     functions = py.resolve("library/functions")
     assert (functions.title, functions.redirected_from) == ("Functions", None)
@@ -250,13 +250,13 @@ def test_devdocs_titles_paths_and_skeleton(readers: dict[str, ZimReader]) -> Non
     classes = _html(py, "tutorial/classes")
     assert classes.xpath("//div[@class='_page _python']/ul/li/a[@href='#inheritance']")
     assert classes.xpath("//section[@id='inheritance']/section[@id='multiple-inheritance']/h3")
-    cpp = readers["devdocs_cpp"]
+    cpp = readers["Cpp-Docs"]
     assert cpp.resolve("cpp/string/basic_string/stol").title == "std::stoll"
     assert _html(cpp, "cpp/container/vector").xpath("//h2[@id='Member_functions']")
 
 
 def test_devdocs_navbar_licenses_and_index(readers: dict[str, ZimReader]) -> None:
-    py = readers["devdocs_python"]
+    py = readers["Python-Docs"]
     navbar = json.loads(py.content("navbar.json"))
     assert (navbar["landingHref"], navbar["licenseHref"]) == ("index", "licenses.txt")
     hrefs = {e["href"] for group in navbar["children"] for e in group["children"]}
@@ -268,7 +268,7 @@ def test_devdocs_navbar_licenses_and_index(readers: dict[str, ZimReader]) -> Non
     assert py.fulltext("Python Software Foundation", 50).estimated_total >= 25  # attribution is
 
 
-DEVDOCS_LIBRARIES = ("devdocs_python", "devdocs_cpp", "devdocs_postgresql")
+DEVDOCS_LIBRARIES = ("Python-Docs", "Cpp-Docs", "PostgreSQL-Docs")
 
 
 @pytest.mark.parametrize("library", DEVDOCS_LIBRARIES)
@@ -288,28 +288,28 @@ def test_devdocs_navbar_fragments_all_resolve(readers: dict[str, ZimReader], lib
 @pytest.mark.parametrize(
     ("library", "path", "shape", "xpath"),
     [
-        ("devdocs_python", "library/threading", "a class entry with nested methods",
+        ("Python-Docs", "library/threading", "a class entry with nested methods",
          "//dl[contains(@class,'class')]/dd/dl[contains(@class,'method')]/dt[@id]"),
-        ("devdocs_python", "library/asyncio-task", "an entry whose dd is empty, prose after",
+        ("Python-Docs", "library/asyncio-task", "an entry whose dd is empty, prose after",
          "//dl/dt[@id='asyncio.gather']/following-sibling::dd[not(node())]"),
-        ("devdocs_python", "library/functools", "a heading naming its single entry",
+        ("Python-Docs", "library/functools", "a heading naming its single entry",
          "//section[h2='cache()']/dl/dt[@id='functools.cache']"),
-        ("devdocs_python", "reference/datamodel", "consecutive dts sharing one dd",
+        ("Python-Docs", "reference/datamodel", "consecutive dts sharing one dd",
          "//dt[@id='object.__lt__']/following-sibling::*[1][self::dt][@id='object.__le__']"),
-        ("devdocs_postgresql", "runtime-config-resource", "a DocBook variable list",
+        ("PostgreSQL-Docs", "runtime-config-resource", "a DocBook variable list",
          "//div[@class='variablelist']/dl[@class='variablelist']/dt[@id='GUC-WORK-MEM']"),
-        ("devdocs_python", "library/functions", "a link to another page, with an anchor",
+        ("Python-Docs", "library/functions", "a link to another page, with an anchor",
          "//a[@href='../tutorial/classes#multiple-inheritance']"),
-        ("devdocs_python", "library/functions", "an in-page link", "//a[@href='#zip']"),
-        ("devdocs_python", "library/asyncio-task", "a link to a page of the same folder",
+        ("Python-Docs", "library/functions", "an in-page link", "//a[@href='#zip']"),
+        ("Python-Docs", "library/asyncio-task", "a link to a page of the same folder",
          "//a[@href='asyncio#asyncio.run']"),
-        ("devdocs_python", "library/threading", "an absolute link to a page DevDocs skipped",
+        ("Python-Docs", "library/threading", "an absolute link to a page DevDocs skipped",
          "//a[starts-with(@href, 'https://docs.python.org/3.13/c-api/')]"),
-        ("devdocs_cpp", "cpp/container/list", "a link to a page in another folder",
+        ("Cpp-Docs", "cpp/container/list", "a link to a page in another folder",
          "//a[@href='../string/basic_string/stol']"),
-        ("devdocs_python", "library/functions", "a table of one empty header row",
+        ("Python-Docs", "library/functions", "a table of one empty header row",
          "//table[not(.//td)][thead/tr/th[not(node())]]"),
-        ("devdocs_python", "library/stdtypes", "a table whose cells are all empty",
+        ("Python-Docs", "library/stdtypes", "a table whose cells are all empty",
          "//table[.//td][not(normalize-space(.))]"),
     ],
 )  # fmt: skip
@@ -321,11 +321,11 @@ def test_devdocs_pages_hold_the_shapes_of_real_output(
 
 
 def test_devdocs_long_signatures_and_untitled_pages(readers: dict[str, ZimReader]) -> None:
-    signature = _html(readers["devdocs_python"], "library/subprocess").xpath(
+    signature = _html(readers["Python-Docs"], "library/subprocess").xpath(
         "//dt[@id='subprocess.run']"
     )[0]
     assert len(" ".join(signature.text_content().split())) > 100
-    pg = readers["devdocs_postgresql"]
+    pg = readers["PostgreSQL-Docs"]
     # No index entry opens a settings page: devdocs2zim titles it after its first entry.
     assert pg.resolve("runtime-config-resource").title == "Config: maintenance_work_mem"
     assert _html(pg, "runtime-config-resource").xpath("//h1/text()") == [
@@ -337,7 +337,7 @@ def test_devdocs_long_signatures_and_untitled_pages(readers: dict[str, ZimReader
 
 
 def test_sotoki_redirects_resolve_to_thread(readers: dict[str, ZimReader]) -> None:
-    so = readers["stackoverflow"]
+    so = readers["StackOverflow"]
     assert so.resolve("questions/3277367").path == MRO_THREAD
     for aid in sotoki.SO_THREADS[0].answer_ids():
         assert so.resolve(f"a/{aid}").path == MRO_THREAD
@@ -354,7 +354,7 @@ def test_sotoki_answer_ids_are_unique() -> None:
 
 
 def test_sotoki_thread_skeleton(readers: dict[str, ZimReader]) -> None:
-    doc = _html(readers["stackoverflow"], MRO_THREAD)
+    doc = _html(readers["StackOverflow"], MRO_THREAD)
     assert doc.xpath("//title/text()") == [
         "How does Python's super() work with multiple inheritance? - Stack Overflow"
     ]
@@ -379,7 +379,7 @@ def test_sotoki_thread_skeleton(readers: dict[str, ZimReader]) -> None:
 
 def test_sotoki_3_1_1_quirks(readers: dict[str, ZimReader]) -> None:
     """What sotoki 3.1.1 writes in every thread (../shared/zims/real/README.md)."""
-    doc = _html(readers["stackoverflow"], MRO_THREAD)
+    doc = _html(readers["StackOverflow"], MRO_THREAD)
     [header] = doc.xpath("//div[@id='answers-header']//h2")
     assert header.get("data-answercount") == "9"  # a constant of the template
     assert header.text == "3 Answers"
@@ -387,7 +387,7 @@ def test_sotoki_3_1_1_quirks(readers: dict[str, ZimReader]) -> None:
     assert doc.xpath("//header[@class='site-header']//img/@src") == [
         f"../../{sotoki.STACKOVERFLOW.logo}"
     ]
-    assert readers["stackoverflow"].resolve(sotoki.STACKOVERFLOW.logo).mimetype == "image/webp"
+    assert readers["StackOverflow"].resolve(sotoki.STACKOVERFLOW.logo).mimetype == "image/webp"
     assert doc.xpath("//div[@id='left-sidebar']//a[@id='nav-questions']/@href") == [
         "../../questions"
     ]
@@ -405,7 +405,7 @@ def _thread(site: Site, qid: int) -> Thread:
 
 
 def test_sotoki_user_cards(readers: dict[str, ZimReader]) -> None:
-    mro = _html(readers["stackoverflow"], MRO_THREAD)
+    mro = _html(readers["StackOverflow"], MRO_THREAD)
     question = mro.xpath("//div[@id='question']")[0]
     editor, owner = question.xpath(".//div[contains(@class,'post-signature')]")
     # The owner edited their own question: the older "edited" line with an ISO title.
@@ -416,7 +416,7 @@ def test_sotoki_user_cards(readers: dict[str, ZimReader]) -> None:
     assert owner.xpath(".//time[@class='s-user-card--time']/@datetime") == [
         "asked Jul 18 '10 at 21:40"
     ]
-    threads = _html(readers["stackoverflow"], _thread(sotoki.STACKOVERFLOW, 27435284).path)
+    threads = _html(readers["StackOverflow"], _thread(sotoki.STACKOVERFLOW, 27435284).path)
     accepted = threads.xpath("//div[contains(@class,'accepted-answer')]")[0]
     stamps = accepted.xpath(".//time[@class='s-user-card--time']/@datetime")
     assert stamps == ["edited Nov 20 '19 at 08:05", "answered Dec 11 '14 at 10:02"]
@@ -427,7 +427,7 @@ def test_sotoki_user_cards(readers: dict[str, ZimReader]) -> None:
 
 def test_sotoki_post_links_carry_the_3_1_1_port_bug(readers: dict[str, ZimReader]) -> None:
     thread = _thread(sotoki.STACKOVERFLOW, BLOCKING_THREAD)
-    doc = _html(readers["stackoverflow"], thread.path)
+    doc = _html(readers["StackOverflow"], thread.path)
     accepted = doc.xpath("//div[contains(@class,'accepted-answer')]")[0]
     body = accepted.xpath(".//div[contains(@class,'js-post-body')]")[0]
     other = thread.answer_ids()[0]
@@ -445,12 +445,12 @@ def test_sotoki_post_links_carry_the_3_1_1_port_bug(readers: dict[str, ZimReader
     ]
     assert [h.tag for h in body.xpath("./h2 | ./h3")] == ["h2", "h3"]
     for aid in thread.answer_ids():
-        assert readers["stackoverflow"].resolve(f"a/{aid}").path == thread.path
+        assert readers["StackOverflow"].resolve(f"a/{aid}").path == thread.path
 
 
 def test_sotoki_comments_markup(readers: dict[str, ZimReader]) -> None:
     thread = _thread(sotoki.STACKOVERFLOW, BLOCKING_THREAD)
-    doc = _html(readers["stackoverflow"], thread.path)
+    doc = _html(readers["StackOverflow"], thread.path)
     aid = thread.answer_ids()[1]
     block = doc.xpath(f"//div[@id='comments-{aid}']")[0]
     first, second = block.xpath(".//li[contains(@class,'comment')]")
@@ -472,7 +472,7 @@ def test_sotoki_comments_markup(readers: dict[str, ZimReader]) -> None:
 
 
 def test_sotoki_linked_sidebar_and_duplicate(readers: dict[str, ZimReader]) -> None:
-    so = readers["stackoverflow"]
+    so = readers["StackOverflow"]
     thread = _thread(sotoki.STACKOVERFLOW, BLOCKING_THREAD)
     linked = _html(so, thread.path).xpath(
         "//div[@id='sidebar']//div[contains(@class,'sidebar-linked')]//a[@class='question-hyperlink']"
@@ -491,7 +491,7 @@ def test_sotoki_linked_sidebar_and_duplicate(readers: dict[str, ZimReader]) -> N
 
 
 def test_sotoki_entries_are_what_3_1_1_writes(readers: dict[str, ZimReader]) -> None:
-    so = readers["stackoverflow"]
+    so = readers["StackOverflow"]
     paths = {path for path, _title, _redirect in so.iter_entries()}
     assert {"static/css/primary.css", "static/css/secondary.css", "favicon.ico"} <= paths
     assert not {p for p in paths if p.startswith("static/js/")}  # the wheel ships no assets
@@ -501,14 +501,14 @@ def test_sotoki_entries_are_what_3_1_1_writes(readers: dict[str, ZimReader]) -> 
 
 
 def test_math_keeps_raw_tex_and_mathjax(readers: dict[str, ZimReader]) -> None:
-    math = readers["math"]
+    math = readers["Math-SE"]
     raw = math.content("questions/3510").decode()
     assert "$e^{i\\pi}+1=0$" in raw
     assert "$$e^z=\\sum_{n=0}^{\\infty}\\frac{z^n}{n!}.$$" in raw
     assert 'type="text/x-mathjax-config"' in raw
     assert "\\(y'/y=\\ln x+1\\)" in math.content("questions/1212").decode()
     assert math.fulltext("euler identity", 10).estimated_total > 0
-    so_raw = readers["stackoverflow"].content("questions/14182879").decode()
+    so_raw = readers["StackOverflow"].content("questions/14182879").decode()
     assert "$e^{i\\pi}+1=0$" in so_raw
     assert "x-mathjax-config" not in so_raw
 

@@ -66,15 +66,15 @@ def paths(hits: list[Hit]) -> list[str]:
 # -- the expected document -----------------------------------------------------------------
 
 DEMO_CASES = [
-    ("wikipedia", "C3 linearization multiple inheritance", "C3_linearization"),
+    ("Wikipedia", "C3 linearization multiple inheritance", "C3_linearization"),
     (
-        "stackoverflow",
+        "StackOverflow",
         "python super multiple inheritance",
         "questions/3277367/how-does-python-s-super-work-with-multiple-inheritance",
     ),
-    ("devdocs_python", "str.join", "library/stdtypes"),
-    ("devdocs_cpp", "vector push_back", "cpp/container/vector"),
-    ("math", "derivative of x^x", "questions/1212/what-is-the-derivative-of-x-x"),
+    ("Python-Docs", "str.join", "library/stdtypes"),
+    ("Cpp-Docs", "vector push_back", "cpp/container/vector"),
+    ("Math-SE", "derivative of x^x", "questions/1212/what-is-the-derivative-of-x-x"),
 ]
 
 
@@ -107,7 +107,7 @@ def test_both_engines_find_the_expected_document_in_real_archives(
 def test_archive_without_fulltext_index_answers_from_titles(
     demo: dict[tuple[str, str], ZimReader], engine: str
 ) -> None:
-    found = collect(demo["mdwiki", engine], "mediawiki", "metformin")
+    found = collect(demo["MDWiki", engine], "mediawiki", "metformin")
     assert (found.fulltext, found.queries_tried) == ([], 0)
     assert "Metformin" in paths(found.title)
 
@@ -116,7 +116,7 @@ def test_archive_without_fulltext_index_answers_from_titles(
 def test_redirect_found_by_title_lands_on_its_target_with_its_title_as_alias(
     demo: dict[tuple[str, str], ZimReader], engine: str
 ) -> None:
-    found = collect(demo["wikipedia", engine], "mediawiki", "Brother Ray")
+    found = collect(demo["Wikipedia", engine], "mediawiki", "Brother Ray")
     [hit] = [hit for hit in found.title if hit.path == "Ray_Charles"]
     assert (hit.title, hit.alias) == ("Ray Charles", "Brother Ray")
     assert "Brother_Ray" not in paths(found.title)
@@ -162,9 +162,9 @@ def test_libzim_hits_carry_no_weights_or_frequencies(
 @pytest.mark.parametrize(
     ("library", "query"),
     [
-        ("wikipedia", "C3 linearization multiple inheritance"),
-        ("stackoverflow", "python super multiple inheritance"),
-        ("math", "derivative chain rule"),
+        ("Wikipedia", "C3 linearization multiple inheritance"),
+        ("StackOverflow", "python super multiple inheritance"),
+        ("Math-SE", "derivative chain rule"),
     ],
 )
 def test_both_engines_count_the_same_documents_per_word(
@@ -189,7 +189,7 @@ def test_a_raising_checkpoint_stops_the_collection(
 
     with pytest.raises(CallerGaveUp):
         collect_hits(
-            demo["wikipedia", engine],
+            demo["Wikipedia", engine],
             get_adapter("mediawiki"),
             "C3 linearization",
             WANT,
@@ -220,7 +220,7 @@ STUBS = {
 def test_fragment_stubs_are_never_results_but_land_on_their_section(
     demo: dict[tuple[str, str], ZimReader], engine: str, query: str, target: str, section: str
 ) -> None:
-    found = collect(demo["wikipedia", engine], "mediawiki", query)
+    found = collect(demo["Wikipedia", engine], "mediawiki", query)
     every = found.fulltext + found.title
     assert not set(paths(every)) & set(STUBS)
     assert any(hit.path == target and hit.section == section for hit in every)
@@ -229,7 +229,7 @@ def test_fragment_stubs_are_never_results_but_land_on_their_section(
 @pytest.mark.parametrize("engine", EACH_ENGINE)
 @pytest.mark.parametrize(
     ("library", "query"),
-    [("wikipedia", "photosynthesis"), ("wikipedia", "asthma"), ("stackoverflow", "python")],
+    [("Wikipedia", "photosynthesis"), ("Wikipedia", "asthma"), ("StackOverflow", "python")],
 )
 def test_main_pages_are_never_results(
     demo: dict[tuple[str, str], ZimReader], engine: str, library: str, query: str
@@ -254,20 +254,20 @@ def test_main_page_is_found_by_the_raw_index_short_and_long(
     """The two cases above take both of the direct path's branches: a short main page
     (landed through the archive) and a long one (judged as it stands)."""
     lengths = {}
-    for library, word in (("wikipedia", "photosynthesis"), ("stackoverflow", "python")):
+    for library, word in (("Wikipedia", "photosynthesis"), ("StackOverflow", "python")):
         reader = demo[library, "index"]
         index = reader.fulltext_index
         assert index is not None
         [main] = [h for h in index.search([(word,)], 100) if h.path == reader.info.main_path]
         lengths[library] = main.length
-    assert lengths["wikipedia"] < STUB_MAX_WORDS <= lengths["stackoverflow"]
+    assert lengths["Wikipedia"] < STUB_MAX_WORDS <= lengths["StackOverflow"]
 
 
 # -- symbols ----------------------------------------------------------------------------------
 
 
 def test_load_symbols_reads_the_devdocs_navbar(demo: dict[tuple[str, str], ZimReader]) -> None:
-    table = load_symbols(demo["devdocs_python", "index"], get_adapter("devdocs"))
+    table = load_symbols(demo["Python-Docs", "index"], get_adapter("devdocs"))
     [match] = table.lookup([("json.loads", 1.0)])
     assert (match.symbol.path, match.symbol.section) == ("library/json", "json.loads")
     assert match.symbol.title == "json"  # the page's entry title
@@ -278,7 +278,7 @@ def test_load_symbols_of_an_archive_without_symbol_index_is_empty(
 ) -> None:
     adapter: Adapter = get_adapter("mediawiki")
     assert adapter.symbol_index is None
-    assert len(load_symbols(demo["wikipedia", "index"], adapter)) == 0
+    assert len(load_symbols(demo["Wikipedia", "index"], adapter)) == 0
 
 
 @pytest.mark.parametrize("engine", EACH_ENGINE)

@@ -3,6 +3,7 @@ where two archives would otherwise share a name; and the plan around them."""
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 
 import corpus_mcp.adapters
+from corpus_mcp import refs
 from corpus_mcp.adapters.mediawiki import MediaWikiAdapter
 from corpus_mcp.config import LIBRARY_NAME_PATTERN, load_manifest
 from corpus_mcp.families import recognise
@@ -17,6 +19,9 @@ from corpus_mcp.init.names import deduplicate, identity_of, readable_base, uniqu
 from corpus_mcp.init.plan import Archive, plan_libraries
 from corpus_mcp.init.render import render_manifest, toml_string
 from corpus_mcp.zim import ArchiveInfo
+
+NAME_STYLE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*")
+"""Words of letters, digits and dots (``3.11``) joined by single hyphens."""
 
 
 def info(name: str, file: str, **fields: Any) -> ArchiveInfo:
@@ -56,10 +61,18 @@ def info(name: str, file: str, **fields: Any) -> ArchiveInfo:
         ),
         ("mdwiki_en_all", "mdwiki_en_all_maxi_2025-11.zim", "MDWiki"),
         ("wiktionary_fr_all", "wiktionary_fr_all_nopic_2026-01.zim", "Wiktionary"),
-        ("devdocs_en_python", "devdocs_en_python_2026-05.zim", "DevDocs_Python"),
-        ("devdocs.io_en_cpp", "devdocs_en_cpp_2026-04.zim", "DevDocs_Cpp"),
+        ("devdocs_en_python", "devdocs_en_python_2026-05.zim", "Python-Docs"),
+        ("devdocs.io_en_cpp", "devdocs_en_cpp_2026-04.zim", "Cpp-Docs"),
+        ("devdocs_en_postgresql", "devdocs_en_postgresql_2026-04.zim", "PostgreSQL-Docs"),
+        ("devdocs_en_javascript", "devdocs_en_javascript_2026-04.zim", "JavaScript-Docs"),
+        ("devdocs_en_python~3.11", "devdocs_en_python~3.11_2026-04.zim", "Python-3.11-Docs"),
         ("stackoverflow.com_en_all", "stackoverflow.com_en_all_2025-05.zim", "StackOverflow"),
-        ("math.stackexchange.com_en_all", "math.stackexchange.com_en_all_2025-05.zim", "Math.SE"),
+        ("math.stackexchange.com_en_all", "math.stackexchange.com_en_all_2025-05.zim", "Math-SE"),
+        (
+            "meta.math.stackexchange.com_en_all",
+            "meta.math.stackexchange.com_en_all_2025-05.zim",
+            "Meta-Math-SE",
+        ),
         (
             "ru.stackoverflow.com_mul_all",
             "ru.stackoverflow.com_mul_all_2025-05.zim",
@@ -67,7 +80,7 @@ def info(name: str, file: str, **fields: Any) -> ArchiveInfo:
         ),
         ("", "gutenberg_en_all_2026-01.zim", "Gutenberg"),
         ("vikidia.org_fr_all", "vikidia_fr_all_maxi_2026-01.zim", "Vikidia"),
-        ("ÉCOLE (beta)!!_fr", "ecole.zim", "COLE_beta"),
+        ("ÉCOLE (beta)!!_fr", "ecole.zim", "ECOLE-Beta"),
     ],
 )
 def test_readable_base_names(name: str, file: str, expected: str) -> None:
@@ -77,21 +90,21 @@ def test_readable_base_names(name: str, file: str, expected: str) -> None:
 @pytest.mark.parametrize(
     ("name", "fields", "expected"),
     [
-        # Other families: the Title where it reads as a name (no spaces in a name: "_").
+        # Other families: the Title where it reads as a name (words joined by "-").
         (
             "docs.python.org_en_all",
             {"title": "Python 3.11 documentation", "scraper": "warc2zim 2.3.1"},
-            "Python_3.11_documentation",
+            "Python-3.11-Documentation",
         ),
-        ("libretexts.org_en_chem", {"title": "LibreTexts Chemistry"}, "LibreTexts_Chemistry"),
+        ("libretexts.org_en_chem", {"title": "LibreTexts Chemistry"}, "LibreTexts-Chemistry"),
         (
             "freecodecamp_en_javascript",
             {"title": "freeCodeCamp JavaScript"},
-            "freeCodeCamp_JavaScript",
+            "freeCodeCamp-JavaScript",
         ),
-        ("gutenberg_en_all", {"title": "Project Gutenberg Library"}, "Project_Gutenberg_Library"),
+        ("gutenberg_en_all", {"title": "Project Gutenberg Library"}, "Project-Gutenberg-Library"),
         ("wiki.archlinux.org_en_all", {"title": "ArchWiki", "scraper": "warc2zim"}, "ArchWiki"),
-        ("site_fr_all", {"title": "Wikipédia hors ligne"}, "Wikipedia_hors_ligne"),
+        ("site_fr_all", {"title": "Wikipédia hors ligne"}, "Wikipedia-Hors-Ligne"),
         # Else the Name's project, its brand spelled right, a domain by its own label.
         ("ifixit_en_selection", {"title": "iFixit in English"}, "iFixit"),
         ("ted_en_science", {"title": "TED talks - Science"}, "TED"),
@@ -107,7 +120,7 @@ def test_readable_base_names(name: str, file: str, expected: str) -> None:
         (
             "devdocs_en_flask",
             {"title": "Flask 2.2 Docs", "scraper": "devdocs2zim"},
-            "DevDocs_Flask",
+            "Flask-Docs",
         ),
     ],
 )
@@ -151,16 +164,16 @@ def test_suffixes_only_where_needed() -> None:
         info("wikipedia_en_all", "wikipedia_en_all_maxi_2026-05.zim"),
         info("wikipedia_en_medicine", "wikipedia_en_medicine_maxi_2026-05.zim"),
         info("wikipedia_fr_all", "wikipedia_fr_all_maxi_2026-05.zim", language="fra"),
-    ) == ["Wikipedia_en", "Wikipedia_en_medicine", "Wikipedia_fr"]
+    ) == ["Wikipedia-en", "Wikipedia-en-medicine", "Wikipedia-fr"]
     assert names_of(
         info("wikipedia_en_all", "wikipedia_en_all_maxi_2026-05.zim"),
         info("wikipedia_en_medicine", "wikipedia_en_medicine_maxi_2026-05.zim"),
-    ) == ["Wikipedia", "Wikipedia_medicine"]
+    ) == ["Wikipedia", "Wikipedia-medicine"]
     assert names_of(
         info("wikipedia_en_100", "a.zim", flavour="mini"),
         info("wikipedia_en_ray_charles", "b.zim", flavour="mini"),
         info("wikipedia_en_ray_charles", "c.zim", flavour="nopic"),
-    ) == ["Wikipedia_100", "Wikipedia_ray_charles_mini", "Wikipedia_ray_charles_nopic"]
+    ) == ["Wikipedia-100", "Wikipedia-ray-charles-mini", "Wikipedia-ray-charles-nopic"]
 
 
 def test_names_stay_valid_and_unique_whatever_the_metadata() -> None:
@@ -176,10 +189,13 @@ def test_names_stay_valid_and_unique_whatever_the_metadata() -> None:
     names = names_of(*archives)
     assert all(LIBRARY_NAME_PATTERN.match(name) for name in names), names
     assert len({name.lower() for name in names}) == len(names)
+    # One style: words joined by single hyphens, nothing a ref would escape.
+    assert all(NAME_STYLE.fullmatch(name) for name in names), names
+    assert all(refs.encode(name, "x") == f"corpus://{name}/x" for name in names)
 
 
 def test_deduplicate_counts_from_two_ignoring_case() -> None:
-    assert deduplicate(["Wiki", "wiki", "WIKI", "Other"]) == ["Wiki", "wiki_2", "WIKI_3", "Other"]
+    assert deduplicate(["Wiki", "wiki", "WIKI", "Other"]) == ["Wiki", "wiki-2", "WIKI-3", "Other"]
 
 
 # -- the plan --------------------------------------------------------------------------------
@@ -197,7 +213,7 @@ def test_the_newest_snapshot_is_enabled_and_keeps_the_plain_name() -> None:
     by_path = {entry.path: entry for entry in entries}
     assert (by_path["new/w.zim"].name, by_path["new/w.zim"].enabled) == ("Wikipedia", True)
     disabled = by_path["old/w.zim"]
-    assert (disabled.name, disabled.enabled) == ("Wikipedia_2025-11", False)
+    assert (disabled.name, disabled.enabled) == ("Wikipedia-2025-11", False)
     assert (
         "the same library (Name wikipedia_en_all) as new/w.zim, which is enabled: this is "
         "snapshot 2025-11 (maxi), that snapshot 2026-05 (maxi)"
@@ -209,7 +225,7 @@ def test_of_one_snapshot_the_flavour_with_the_most_text_is_enabled() -> None:
     nopic = info("wikipedia_en_all", "wikipedia_en_all_nopic_2026-05.zim", flavour="nopic")
     entries, _ = plan(("mini.zim", mini), ("nopic.zim", nopic))
     assert [(e.name, e.enabled) for e in entries] == [
-        ("Wikipedia_mini", False),
+        ("Wikipedia-mini", False),
         ("Wikipedia", True),
     ]
 

@@ -156,7 +156,7 @@ def test_searches_beyond_max_searches_are_refused_busy_while_the_admitted_hold_t
         ]
         assert len(answered) == 2, answered
         for content in answered:
-            assert content["unavailable_libraries"] == ["wikipedia"], content
+            assert content["unavailable_libraries"] == ["Wikipedia"], content
             assert content["results"], content
         assert len(refused) == 8, refused
         for refusal in refused:
@@ -164,6 +164,6 @@ def test_searches_beyond_max_searches_are_refused_busy_while_the_admitted_hold_t
         assert health_status(server.port) == 200
         control.write_text("")
         content = _whole_again(server.port)
-        assert any(result["library"] == "wikipedia" for result in content["results"])
+        assert any(result["library"] == "Wikipedia" for result in content["results"])
         log = server.stderr
     assert "Traceback" not in log

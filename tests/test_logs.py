@@ -20,7 +20,7 @@ from .test_server_stdio import call
 
 FAULT_SERVER = Path(__file__).with_name("fault_server.py")
 QUERY = "C3 linearization zebra"
-REF = "corpus://wikipedia/C3_linearization"
+REF = "corpus://Wikipedia/C3_linearization"
 BASE_KEYS = {"time", "level", "logger", "message"}
 
 
@@ -70,7 +70,7 @@ def test_json_records_carry_the_call_fields_as_log_queries_allows(
     assert isinstance(search["ms"], float)
     assert (search["limit"], search["unavailable"]) == (3, 0)
     assert search["results"] >= 1
-    assert fetch["library"] == "wikipedia"
+    assert fetch["library"] == "Wikipedia"
     assert records[-1]["message"] == "stopped"
     assert records[0]["time"].endswith("+00:00")
     if log_queries:

@@ -161,7 +161,7 @@ def test_partial_answers_and_failures_of_a_real_server_are_counted(
         with httpx.Client(base_url=base, headers=headers, timeout=60) as http:
             found = http.post("/mcp", json=call(1, "search", {"query": QUERY})).json()
             fetched = http.post(
-                "/mcp", json=call(2, "fetch", {"ref": "corpus://wikipedia/C3_linearization"})
+                "/mcp", json=call(2, "fetch", {"ref": "corpus://Wikipedia/C3_linearization"})
             ).json()
         response = scrape(server.port)
     assert found["result"]["structuredContent"]["partial"] is True
@@ -169,7 +169,7 @@ def test_partial_answers_and_failures_of_a_real_server_are_counted(
     found_samples = samples(response.text)
     assert value(found_samples, "corpus_mcp_partial_answers_total") == 1
     read_errors = value(
-        found_samples, "corpus_mcp_library_failures_total", library="wikipedia", kind="read_error"
+        found_samples, "corpus_mcp_library_failures_total", library="Wikipedia", kind="read_error"
     )
     assert read_errors >= 1
     assert value(found_samples, "corpus_mcp_tool_calls_total", tool="search", outcome="ok") == 1

@@ -54,7 +54,7 @@ def _alive(pid: int) -> bool:
 async def test_workers_parse_and_index_exactly_as_this_process(
     demo_archives: dict[str, Path],
 ) -> None:
-    title, content = _page(demo_archives["devdocs_python"], "library/asyncio")
+    title, content = _page(demo_archives["Python-Docs"], "library/asyncio")
     here = parse(get_adapter("devdocs"), "Library", "library/asyncio", title, content, index=True)
     async with open_parse_pool(2) as pool:
         await pool.warm_up()
@@ -81,7 +81,7 @@ async def test_workers_parse_and_index_exactly_as_this_process(
 
 
 async def test_without_workers_documents_parse_in_threads(demo_archives: dict[str, Path]) -> None:
-    title, content = _page(demo_archives["wikipedia"], "Derivative")
+    title, content = _page(demo_archives["Wikipedia"], "Derivative")
     before = _children()
     async with open_parse_pool(0) as pool:
         await pool.warm_up()  # nothing to start
@@ -93,7 +93,7 @@ async def test_without_workers_documents_parse_in_threads(demo_archives: dict[st
 async def test_a_cancelled_parse_kills_its_worker_and_the_pool_goes_on(
     demo_archives: dict[str, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    title, content = _page(demo_archives["wikipedia"], "Derivative")
+    title, content = _page(demo_archives["Wikipedia"], "Derivative")
     pid_file = tmp_path / "worker.pid"
     async with open_parse_pool(1) as pool:
         with monkeypatch.context() as patched:
@@ -114,7 +114,7 @@ async def test_a_cancelled_parse_kills_its_worker_and_the_pool_goes_on(
 async def test_a_worker_that_dies_costs_one_document_not_the_pool(
     demo_archives: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    title, content = _page(demo_archives["wikipedia"], "Derivative")
+    title, content = _page(demo_archives["Wikipedia"], "Derivative")
     async with open_parse_pool(1) as pool:
         with monkeypatch.context() as patched:
             patched.setattr(parsing, "_parse_pickled", parse_jobs.die)
@@ -145,7 +145,7 @@ def test_a_worker_is_retired_once_its_memory_grew_past_the_bound(
 
 def test_a_worker_job_returns_the_parsed_document_pickled(demo_archives: dict[str, Path]) -> None:
     title, content = _page(
-        demo_archives["stackoverflow"],
+        demo_archives["StackOverflow"],
         GIL_QUESTION,
     )
     pickled = parsing._parse_pickled(

@@ -29,8 +29,8 @@ from tests.mcp_helpers import serving, structured
 
 REAL = SHARED_ZIMS / "real"
 LIBRARIES = {
-    "Unix.SE": ("unix.stackexchange.com_en_all_2026-12.zim", "stackexchange"),
-    "Math.SE": ("math.stackexchange.com_en_all_2026-12.zim", "stackexchange"),
+    "Unix-SE": ("unix.stackexchange.com_en_all_2026-12.zim", "stackexchange"),
+    "Math-SE": ("math.stackexchange.com_en_all_2026-12.zim", "stackexchange"),
     "Flask": ("devdocs.io_en_flask-2.2_2026-12.zim", "devdocs"),
 }
 PRESENT = (REAL / "manifest.json").is_file() and all(
@@ -88,7 +88,7 @@ def _owner(output: FetchOutput, anchor: str) -> str | None:
 # -- sotoki ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("library", ["Unix.SE", "Math.SE"])
+@pytest.mark.parametrize("library", ["Unix-SE", "Math-SE"])
 async def test_every_thread_has_its_posts_in_page_order_with_their_metadata(
     corpus: Corpus, library: str
 ) -> None:
@@ -120,21 +120,21 @@ async def test_every_thread_has_its_posts_in_page_order_with_their_metadata(
         }
         for post_id, ids in thread["comments"].items():
             assert comments.get(f"comments-{post_id}", 0) == len(ids), (thread["path"], post_id)
-        site = {"Unix.SE": "unix", "Math.SE": "math"}[library]
+        site = {"Unix-SE": "unix", "Math-SE": "math"}[library]
         assert out.source_url == f"https://{site}.stackexchange.com/{thread['path']}"
 
 
 async def test_answer_redirects_land_on_their_answer(corpus: Corpus) -> None:
-    for thread in _threads("Unix.SE"):
+    for thread in _threads("Unix-SE"):
         for section in thread["sections"][1:]:
-            out = await corpus.fetch(f"corpus://Unix.SE/a/{section['post_id']}", None)
-            assert out.ref == refs.encode("Unix.SE", thread["path"])
+            out = await corpus.fetch(f"corpus://Unix-SE/a/{section['post_id']}", None)
+            assert out.ref == refs.encode("Unix-SE", thread["path"])
             assert (out.sections[0].metadata or {})["answer_id"] == section["post_id"]
 
 
 async def test_headings_inside_a_post_sit_below_it_and_its_comments_follow(corpus: Corpus) -> None:
-    [thread] = [t for t in _threads("Unix.SE") if t["post_headings"]]
-    out = await corpus.fetch(refs.encode("Unix.SE", thread["path"]), None)
+    [thread] = [t for t in _threads("Unix-SE") if t["post_headings"]]
+    out = await corpus.fetch(refs.encode("Unix-SE", thread["path"]), None)
     for post_id, headings in thread["post_headings"].items():
         [post] = [s for s in out.sections if (s.metadata or {}).get("answer_id") == int(post_id)]
         for heading in headings:
@@ -145,7 +145,7 @@ async def test_headings_inside_a_post_sit_below_it_and_its_comments_follow(corpu
 
 
 async def test_every_link_in_a_thread_is_a_ref_that_fetches(corpus: Corpus) -> None:
-    for library in ("Unix.SE", "Math.SE"):
+    for library in ("Unix-SE", "Math-SE"):
         for thread in _threads(library):
             out = await corpus.fetch(refs.encode(library, thread["path"]), None)
             text = _text(out)
@@ -163,16 +163,16 @@ async def test_every_link_in_a_thread_is_a_ref_that_fetches(corpus: Corpus) -> N
 
 
 async def test_links_to_user_and_tag_pages_stay_text(corpus: Corpus) -> None:
-    for thread in _threads("Unix.SE"):
-        out = await corpus.fetch(refs.encode("Unix.SE", thread["path"]), None)
+    for thread in _threads("Unix-SE"):
+        out = await corpus.fetch(refs.encode("Unix-SE", thread["path"]), None)
         text = _text(out)
         assert "users/" not in text and "questions/tagged" not in text
 
 
 async def test_tex_survives_in_fetches_and_snippets(corpus: Corpus) -> None:
     delimiters = {"$": "$", "\\(": "\\(", "\\[": "\\[", "$$": "$$"}
-    for thread in _threads("Math.SE"):
-        out = await corpus.fetch(refs.encode("Math.SE", thread["path"]), None)
+    for thread in _threads("Math-SE"):
+        out = await corpus.fetch(refs.encode("Math-SE", thread["path"]), None)
         by_post: dict[str, str] = {}
         for section in out.sections:
             meta = section.metadata or {}
@@ -185,7 +185,7 @@ async def test_tex_survives_in_fetches_and_snippets(corpus: Corpus) -> None:
             for delimiter in found:
                 assert delimiters[delimiter] in by_post[post], (thread["path"], post, delimiter)
     found = await corpus.search("Basel problem sum of reciprocal squares", 5)
-    [first, *_] = [r for r in found.results if r.library == "Math.SE"]
+    [first, *_] = [r for r in found.results if r.library == "Math-SE"]
     assert "$" in first.snippet, first.snippet
 
 
@@ -364,14 +364,14 @@ async def test_an_agent_follows_a_link_with_an_anchor_over_mcp(
 ) -> None:
     async with serving(manifest, nursery) as url, Client(url) as client:
         thread = refs.encode(
-            "Unix.SE", "questions/1/how-can-i-loop-over-the-lines-of-a-file-in-bash"
+            "Unix-SE", "questions/1/how-can-i-loop-over-the-lines-of-a-file-in-bash"
         )
         page = structured(await client.call_tool("fetch", {"ref": thread}))
         text = "\n".join(s["content"] for s in page["sections"])
         targets = LINK.findall(text)
-        assert "corpus://Unix.SE/a/1031#1031" in targets
+        assert "corpus://Unix-SE/a/1031#1031" in targets
         landed = structured(
-            await client.call_tool("fetch", {"ref": "corpus://Unix.SE/a/1031#1031"})
+            await client.call_tool("fetch", {"ref": "corpus://Unix-SE/a/1031#1031"})
         )
         assert landed["sections"][0]["metadata"]["answer_id"] == 1031
         assert landed["source_url"].startswith("https://unix.stackexchange.com/questions/3/")

@@ -155,21 +155,21 @@ async def live_corpus(
 async def test_a_call_in_flight_finishes_on_the_generation_it_began_on(
     demo_archives: dict[str, Path], tmp_path: Path
 ) -> None:
-    async with live_corpus(tmp_path, demo_archives, ["wikipedia", "mdwiki"]) as live:
-        ref = await a_result(live, "diabetes insulin", "mdwiki")
-        wikipedia = live.current.corpus.library("wikipedia").service.reader
+    async with live_corpus(tmp_path, demo_archives, ["Wikipedia", "MDWiki"]) as live:
+        ref = await a_result(live, "diabetes insulin", "MDWiki")
+        wikipedia = live.current.corpus.library("Wikipedia").service.reader
         with live.current.call() as in_flight:
-            write_manifest(tmp_path, {"wikipedia": "mediawiki"})
-            (tmp_path / "mdwiki.zim").unlink()
+            write_manifest(tmp_path, {"Wikipedia": "mediawiki"})
+            (tmp_path / "MDWiki.zim").unlink()
             with counting_reloads() as counted:
                 done = await live.reload()
             assert (done.outcome, done.generation, counted()) == ("swapped", 2, {"swapped": 1})
-            assert live.libraries == ("wikipedia",)
+            assert live.libraries == ("Wikipedia",)
             assert [g.number for g in live.generations] == [1, 2]
             assert live.figures().draining == 1
             # The call in flight still reads the library the manifest no longer has...
-            assert (await in_flight.fetch(ref, None)).library == "mdwiki"
-            assert archive_files(tmp_path)["mdwiki.zim (deleted)"] > 0
+            assert (await in_flight.fetch(ref, None)).library == "MDWiki"
+            assert archive_files(tmp_path)["MDWiki.zim (deleted)"] > 0
             # ...while a new call is already on the new generation.
             with pytest.raises(CorpusError) as refused:
                 await live.fetch(ref, None)
@@ -178,54 +178,54 @@ async def test_a_call_in_flight_finishes_on_the_generation_it_began_on(
         await trio.testing.wait_all_tasks_blocked()  # the old generation closes
         assert [g.number for g in live.generations] == [2]
         assert live.figures().draining == 0
-        assert set(archive_files(tmp_path)) == {"wikipedia.zim"}
-        assert live.current.corpus.library("wikipedia").service.reader is wikipedia
+        assert set(archive_files(tmp_path)) == {"Wikipedia.zim"}
+        assert live.current.corpus.library("Wikipedia").service.reader is wikipedia
 
 
 async def test_changed_archives_are_reopened_and_unchanged_ones_kept(
     demo_archives: dict[str, Path], tmp_path: Path
 ) -> None:
-    async with live_corpus(tmp_path, demo_archives, ["wikipedia", "devdocs_python"]) as live:
-        kept = live.current.corpus.library("devdocs_python").service.reader
-        replaced = live.current.corpus.library("wikipedia").service.reader.info.uuid
+    async with live_corpus(tmp_path, demo_archives, ["Wikipedia", "Python-Docs"]) as live:
+        kept = live.current.corpus.library("Python-Docs").service.reader
+        replaced = live.current.corpus.library("Wikipedia").service.reader.info.uuid
         assert live.figures().open_archives == 2
         # Next month's archive under the same name: here MDWiki's, in Wikipedia's place.
-        place(tmp_path, "wikipedia", demo_archives["mdwiki"])
+        place(tmp_path, "Wikipedia", demo_archives["MDWiki"])
         assert (await live.reload()).outcome == "swapped"
         await trio.testing.wait_all_tasks_blocked()
-        assert live.current.corpus.library("devdocs_python").service.reader is kept
-        wikipedia = live.current.corpus.library("wikipedia").service.reader.info
+        assert live.current.corpus.library("Python-Docs").service.reader is kept
+        wikipedia = live.current.corpus.library("Wikipedia").service.reader.info
         assert wikipedia.uuid != replaced
         assert "MDWiki" in wikipedia.title
-        assert await a_result(live, "diabetes insulin", "wikipedia")
+        assert await a_result(live, "diabetes insulin", "Wikipedia")
         # The replaced file's descriptors closed with the generation that had it.
-        assert "wikipedia.zim (deleted)" not in archive_files(tmp_path)
+        assert "Wikipedia.zim (deleted)" not in archive_files(tmp_path)
         figures = live.figures()
         assert (figures.generation, figures.open_archives, figures.draining) == (2, 2, 0)
 
 
 async def test_nothing_changed_is_no_swap(demo_archives: dict[str, Path], tmp_path: Path) -> None:
-    async with live_corpus(tmp_path, demo_archives, ["wikipedia"]) as live:
+    async with live_corpus(tmp_path, demo_archives, ["Wikipedia"]) as live:
         first = live.current
-        write_manifest(tmp_path, {"wikipedia": "mediawiki"})  # rewritten, same content
+        write_manifest(tmp_path, {"Wikipedia": "mediawiki"})  # rewritten, same content
         with counting_reloads() as counted:
             done = await live.reload()
         assert (done.outcome, done.generation, counted()) == ("unchanged", 1, {"unchanged": 1})
         assert live.current is first
         # A changed adapter is a change even for the same file: it is read differently.
-        write_manifest(tmp_path, {"wikipedia": "devdocs"})
+        write_manifest(tmp_path, {"Wikipedia": "devdocs"})
         assert (await live.reload()).outcome == "swapped"
 
 
 async def test_the_cache_counters_never_go_back_across_generations(
     demo_archives: dict[str, Path], tmp_path: Path
 ) -> None:
-    async with live_corpus(tmp_path, demo_archives, ["wikipedia", "mdwiki"]) as live:
+    async with live_corpus(tmp_path, demo_archives, ["Wikipedia", "MDWiki"]) as live:
         await live.search("diabetes insulin", 3)
         await live.search("diabetes insulin", 3)  # remembered
         answers = live.figures().caches["answers"]
         assert (answers.hits, answers.misses) == (1, 1)
-        write_manifest(tmp_path, {"wikipedia": "mediawiki"})
+        write_manifest(tmp_path, {"Wikipedia": "mediawiki"})
         await live.reload()
         await trio.testing.wait_all_tasks_blocked()
         await live.search("diabetes insulin", 3)  # a new generation remembers afresh
@@ -237,7 +237,7 @@ FAILING_CHANGES = {
     "syntax": ("invalid_manifest", "TOML syntax error"),
     "missing": ("invalid_manifest", "does not exist"),
     "not-a-zim": ("archive_failed", "library 'junk'"),
-    "checksum": ("archive_failed", "library 'mdwiki': integrity check failed"),
+    "checksum": ("archive_failed", "library 'MDWiki': integrity check failed"),
 }
 
 
@@ -246,31 +246,31 @@ async def test_a_manifest_or_archive_that_fails_leaves_the_old_corpus_serving(
     demo_archives: dict[str, Path], tmp_path: Path, caplog: pytest.LogCaptureFixture, change: str
 ) -> None:
     outcome, reason = FAILING_CHANGES[change]
-    async with live_corpus(tmp_path, demo_archives, ["wikipedia"], ZIM_CHECK="true") as live:
+    async with live_corpus(tmp_path, demo_archives, ["Wikipedia"], ZIM_CHECK="true") as live:
         first = live.current
         if change == "syntax":
             (tmp_path / "corpus.toml").write_text("version = 1\n[[library]\n")
         elif change == "missing":
-            write_manifest(tmp_path, {"wikipedia": "mediawiki", "mdwiki": "mediawiki"})
+            write_manifest(tmp_path, {"Wikipedia": "mediawiki", "MDWiki": "mediawiki"})
         elif change == "not-a-zim":
             (tmp_path / "junk.zim").write_bytes(b"no ZIM archive" * 64)
-            write_manifest(tmp_path, {"wikipedia": "mediawiki", "junk": "mediawiki"})
+            write_manifest(tmp_path, {"Wikipedia": "mediawiki", "junk": "mediawiki"})
         else:  # opens, then fails ZIM_CHECK: it was open, and must be closed again
-            broken_checksum(demo_archives["mdwiki"], tmp_path / "mdwiki.zim")
-            write_manifest(tmp_path, {"wikipedia": "mediawiki", "mdwiki": "mediawiki"})
+            broken_checksum(demo_archives["MDWiki"], tmp_path / "MDWiki.zim")
+            write_manifest(tmp_path, {"Wikipedia": "mediawiki", "MDWiki": "mediawiki"})
         with counting_reloads() as counted:
             done = await live.reload()
         assert (done.outcome, done.generation, counted()) == (outcome, 1, {outcome: 1})
         assert reason in done.reason
         assert live.current is first
         assert live.generations == (first,)
-        assert await a_result(live, "Ray Charles", "wikipedia")
-        assert set(archive_files(tmp_path)) == {"wikipedia.zim"}
+        assert await a_result(live, "Ray Charles", "Wikipedia")
+        assert set(archive_files(tmp_path)) == {"Wikipedia.zim"}
     [logged] = [
         r.getMessage() for r in caplog.records if r.getMessage().startswith("reload failed")
     ]
     assert f"reload failed ({outcome}): " in logged
-    assert "generation 1 goes on serving wikipedia" in logged
+    assert "generation 1 goes on serving Wikipedia" in logged
 
 
 # -- a new file renamed over a served one, and a reload ---------------------------------
@@ -300,52 +300,52 @@ async def test_a_reload_keeps_the_new_file_the_periodic_check_swapped_in(
     demo_archives: dict[str, Path], next_month_wikipedia: Path, tmp_path: Path
 ) -> None:
     async with live_corpus(
-        tmp_path, demo_archives, ["wikipedia", "devdocs_python"], ARCHIVE_RECHECK_SECONDS=NEVER
+        tmp_path, demo_archives, ["Wikipedia", "Python-Docs"], ARCHIVE_RECHECK_SECONDS=NEVER
     ) as live:
         corpus = live.current.corpus
-        place(tmp_path, "wikipedia", next_month_wikipedia)  # renamed over the served file
-        assert [await corpus.recheck("wikipedia") for _ in range(2)] == [False, True]
-        swapped = corpus.library("wikipedia").service.held
-        assert (await live.fetch(f"corpus://wikipedia/{NEXT_MONTH_ONLY}", None)).library
+        place(tmp_path, "Wikipedia", next_month_wikipedia)  # renamed over the served file
+        assert [await corpus.recheck("Wikipedia") for _ in range(2)] == [False, True]
+        swapped = corpus.library("Wikipedia").service.held
+        assert (await live.fetch(f"corpus://Wikipedia/{NEXT_MONTH_ONLY}", None)).library
         assert (await live.reload()).outcome == "unchanged"  # it serves the file there
         # A change elsewhere makes a new generation, which keeps that reader as it is.
-        place(tmp_path, "mdwiki", demo_archives["mdwiki"])
+        place(tmp_path, "MDWiki", demo_archives["MDWiki"])
         write_manifest(
-            tmp_path, {"wikipedia": "mediawiki", "devdocs_python": "devdocs", "mdwiki": "mediawiki"}
+            tmp_path, {"Wikipedia": "mediawiki", "Python-Docs": "devdocs", "MDWiki": "mediawiki"}
         )
         assert (await live.reload()).outcome == "swapped"
-        assert live.current.corpus.library("wikipedia").service.held is swapped
+        assert live.current.corpus.library("Wikipedia").service.held is swapped
         del corpus, swapped
         await trio.testing.wait_all_tasks_blocked()  # the first generation closes
-        assert readers_of(tmp_path / "wikipedia.zim") == 1
-        assert "wikipedia.zim (deleted)" not in archive_files(tmp_path)
+        assert readers_of(tmp_path / "Wikipedia.zim") == 1
+        assert "Wikipedia.zim (deleted)" not in archive_files(tmp_path)
 
 
 async def test_a_reload_right_after_a_rename_opens_the_new_file_once(
     demo_archives: dict[str, Path], next_month_wikipedia: Path, tmp_path: Path
 ) -> None:
     async with live_corpus(
-        tmp_path, demo_archives, ["wikipedia"], ARCHIVE_RECHECK_SECONDS=NEVER
+        tmp_path, demo_archives, ["Wikipedia"], ARCHIVE_RECHECK_SECONDS=NEVER
     ) as live:
         first = live.current.corpus
-        old = first.library("wikipedia").service.held
-        place(tmp_path, "wikipedia", next_month_wikipedia)
-        assert not await first.recheck("wikipedia")  # seen once: not served yet
+        old = first.library("Wikipedia").service.held
+        place(tmp_path, "Wikipedia", next_month_wikipedia)
+        assert not await first.recheck("Wikipedia")  # seen once: not served yet
         with live.current.call() as in_flight:
             assert (await live.reload()).outcome == "swapped"
             # The retired generation's library is left to its calls in flight: it swaps
             # nothing in (one reader per file), and answers from its old file to the end.
             for _ in range(3):
-                assert not await first.recheck("wikipedia")
-            assert first.library("wikipedia").service.held is old
-            assert readers_of(tmp_path / "wikipedia.zim") == 1
-            assert (await in_flight.fetch("corpus://wikipedia/Ray_Charles", None)).title
+                assert not await first.recheck("Wikipedia")
+            assert first.library("Wikipedia").service.held is old
+            assert readers_of(tmp_path / "Wikipedia.zim") == 1
+            assert (await in_flight.fetch("corpus://Wikipedia/Ray_Charles", None)).title
             assert not (await in_flight.search("Ray Charles", 3)).partial
-            assert archive_files(tmp_path)["wikipedia.zim (deleted)"]  # the old file
+            assert archive_files(tmp_path)["Wikipedia.zim (deleted)"]  # the old file
         del in_flight, first, old
         await trio.testing.wait_all_tasks_blocked()  # the first generation closes
-        assert set(archive_files(tmp_path)) == {"wikipedia.zim"}
-        assert (await live.fetch(f"corpus://wikipedia/{NEXT_MONTH_ONLY}", None)).title
+        assert set(archive_files(tmp_path)) == {"Wikipedia.zim"}
+        assert (await live.fetch(f"corpus://Wikipedia/{NEXT_MONTH_ONLY}", None)).title
 
 
 async def test_a_reload_waits_for_a_swap_in_progress_and_keeps_what_it_swapped_in(
@@ -355,11 +355,11 @@ async def test_a_reload_waits_for_a_swap_in_progress_and_keeps_what_it_swapped_i
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     async with live_corpus(
-        tmp_path, demo_archives, ["wikipedia"], ARCHIVE_RECHECK_SECONDS=NEVER
+        tmp_path, demo_archives, ["Wikipedia"], ARCHIVE_RECHECK_SECONDS=NEVER
     ) as live:
         corpus = live.current.corpus
-        place(tmp_path, "wikipedia", next_month_wikipedia)
-        assert not await corpus.recheck("wikipedia")
+        place(tmp_path, "Wikipedia", next_month_wikipedia)
+        assert not await corpus.recheck("Wikipedia")
         opening, go = threading.Event(), threading.Event()
         reopen = corpus_module._reopen
 
@@ -375,7 +375,7 @@ async def test_a_reload_waits_for_a_swap_in_progress_and_keeps_what_it_swapped_i
             outcomes.append((await live.reload()).outcome)
 
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(corpus.recheck, "wikipedia")
+            nursery.start_soon(corpus.recheck, "Wikipedia")
             await trio.to_thread.run_sync(opening.wait)
             nursery.start_soon(reload)
             await trio.testing.wait_all_tasks_blocked()
@@ -383,7 +383,7 @@ async def test_a_reload_waits_for_a_swap_in_progress_and_keeps_what_it_swapped_i
             go.set()
         assert outcomes == ["unchanged"]
         assert live.current.corpus is corpus
-        assert readers_of(tmp_path / "wikipedia.zim") == 1
+        assert readers_of(tmp_path / "Wikipedia.zim") == 1
 
 
 # -- a real server under load -----------------------------------------------------------
@@ -484,9 +484,9 @@ async def test_swaps_under_load_fail_no_call_and_leak_no_descriptor(
 ) -> None:
     root = tmp_path / "corpus"
     root.mkdir()
-    start = ["wikipedia", "devdocs_python", "stackoverflow", "mdwiki"]
+    start = ["Wikipedia", "Python-Docs", "StackOverflow", "MDWiki"]
     manifest = corpus_folder(root, demo_archives, start)
-    persistent = {"wikipedia", "devdocs_python", "stackoverflow"}
+    persistent = {"Wikipedia", "Python-Docs", "StackOverflow"}
     with running_server(manifest, tmp_path / "stderr.log", env=SERVER_ENV) as server:
         pid = server.process.pid
         url = f"http://127.0.0.1:{server.port}/mcp"
@@ -508,15 +508,15 @@ async def test_swaps_under_load_fail_no_call_and_leak_no_descriptor(
                 await until(lambda: load.total >= done + CALLS_PER_PHASE, "calls", server)
 
             await until(lambda: load.total >= CALLS_PER_PHASE, "the first calls", server)
-            place(root, "math", demo_archives["math"])
-            write_manifest(root, {name: ADAPTERS[name] for name in [*start, "math"]})
+            place(root, "Math-SE", demo_archives["Math-SE"])
+            write_manifest(root, {name: ADAPTERS[name] for name in [*start, "Math-SE"]})
             await change("add math", "reload: generation 2 serves")
-            place(root, "wikipedia", demo_archives["wikipedia"])  # next month's file
+            place(root, "Wikipedia", demo_archives["Wikipedia"])  # next month's file
             await change("replace wikipedia", "reload: generation 3 serves")
-            write_manifest(root, {name: ADAPTERS[name] for name in [*start[:3], "math"]})
+            write_manifest(root, {name: ADAPTERS[name] for name in [*start[:3], "Math-SE"]})
             await change("remove mdwiki", "reload: generation 4 serves")
             # Deleted once no longer served (docs/operations.md): calls on generation 3 finish.
-            (root / "mdwiki.zim").unlink()
+            (root / "MDWiki.zim").unlink()
             (root / "corpus.toml").write_text("version = 1\n[[library\n")
             await change("a broken manifest", "reload failed (invalid_manifest)")
             (root / "junk.zim").write_bytes(b"no ZIM archive" * 64)
@@ -529,7 +529,7 @@ async def test_swaps_under_load_fail_no_call_and_leak_no_descriptor(
         # generations before is closed, and what is open is what was open at the start.
         (root / "junk.zim").unlink()
         corpus_folder(root, demo_archives, start)
-        (root / "math.zim").unlink()
+        (root / "Math-SE.zim").unlink()
         await hang_up(server, "reload: generation 5 serves")
         await until(lambda: "generation 4 closed" in server.stderr, "closing", server)
         with trio.move_on_after(GUARD_SECONDS):  # a hang guard: the difference is reported
@@ -571,10 +571,10 @@ async def test_a_rename_then_sighup_under_load_fails_no_call(
     turn, and every old file is closed once its last call has ended."""
     root = tmp_path / "corpus"
     root.mkdir()
-    names = ["wikipedia", "devdocs_python", "stackoverflow"]
+    names = ["Wikipedia", "Python-Docs", "StackOverflow"]
     manifest = corpus_folder(root, demo_archives, names)
     env = {**SERVER_ENV, "ARCHIVE_RECHECK_SECONDS": "0.2"}
-    only_next_month = {"ref": f"corpus://wikipedia/{NEXT_MONTH_ONLY}"}
+    only_next_month = {"ref": f"corpus://Wikipedia/{NEXT_MONTH_ONLY}"}
     with running_server(manifest, tmp_path / "stderr.log", env=env) as server:
         url = f"http://127.0.0.1:{server.port}/mcp"
         load = Load(url, set(names))
@@ -593,30 +593,30 @@ async def test_a_rename_then_sighup_under_load_fails_no_call(
         async with trio.open_nursery() as nursery, Client(url) as client:
             nursery.start_soon(load.run)
             await calls("the first calls")
-            place(root, "wikipedia", next_month_wikipedia)
+            place(root, "Wikipedia", next_month_wikipedia)
             await hang_up_reloaded()
             await calls("calls after the first reload")
             assert not (await client.call_tool("fetch", only_next_month)).is_error
             mark = server.mark()
-            place(root, "wikipedia", demo_archives["wikipedia"])  # and back, the same way
+            place(root, "Wikipedia", demo_archives["Wikipedia"])  # and back, the same way
             await until(lambda: "now serves" in server.log_since(mark), "the swap", server)
             await hang_up_reloaded()
             await calls("calls after the second reload")
             gone = error_payload(await client.call_tool("fetch", only_next_month))
             load.stop.set()
         with trio.move_on_after(GUARD_SECONDS):  # a hang guard: what is left is reported
-            while "wikipedia.zim (deleted)" in archive_files(root, server.process.pid):
+            while "Wikipedia.zim (deleted)" in archive_files(root, server.process.pid):
                 await trio.sleep(0.02)
         left = archive_files(root, server.process.pid)
         assert server.stop() == 0
     print(f"\nrename then SIGHUP under load: {' | '.join(reloads)}; calls: {dict(load.calls)}")
     assert load.failures == []
     assert reloads[0].startswith(
-        ("generation 2 serves wikipedia", "corpus.toml and the archives are unchanged")
+        ("generation 2 serves Wikipedia", "corpus.toml and the archives are unchanged")
     )
     assert reloads[1] == "corpus.toml and the archives are unchanged"
     assert gone["error"] == "not_found"
-    assert "wikipedia.zim (deleted)" not in left
+    assert "Wikipedia.zim (deleted)" not in left
     log = server.stderr
     assert " WARNING " not in log
     assert "Traceback" not in log
@@ -629,14 +629,14 @@ def metrics_text(port: int) -> str:
 def test_sighup_reloads_a_stdio_server(demo_archives: dict[str, Path], tmp_path: Path) -> None:
     root = tmp_path / "corpus"
     root.mkdir()
-    manifest = corpus_folder(root, demo_archives, ["wikipedia"])
+    manifest = corpus_folder(root, demo_archives, ["Wikipedia"])
     with started(manifest, tmp_path) as server:
         server.send(INITIALIZE, INITIALIZED)
         assert server.receive()["id"] == 1
         server.send(call(2, "search", {"query": "diabetes insulin", "limit": 5}))
         before = server.receive()["result"]["structuredContent"]["results"]
-        assert {r["library"] for r in before} == {"wikipedia"}
-        corpus_folder(root, demo_archives, ["wikipedia", "mdwiki"])
+        assert {r["library"] for r in before} == {"Wikipedia"}
+        corpus_folder(root, demo_archives, ["Wikipedia", "MDWiki"])
         server.popen.send_signal(signal.SIGHUP)
         deadline = time.monotonic() + GUARD_SECONDS  # a hang guard only
         while "reload: generation 2 serves" not in server.stderr:
@@ -649,8 +649,8 @@ def test_sighup_reloads_a_stdio_server(demo_archives: dict[str, Path], tmp_path:
         server.stdin.close()
         assert server.wait() == 0
     search = next(tool for tool in tools if tool["name"] == "search")
-    assert "Search offline libraries: wikipedia, mdwiki." in search["description"]
-    assert "mdwiki" in {r["library"] for r in after}
+    assert "Search offline libraries: Wikipedia, MDWiki." in search["description"]
+    assert "MDWiki" in {r["library"] for r in after}
     assert "generation 1 closed" in server.stderr
 
 
@@ -665,9 +665,9 @@ async def test_a_bug_during_a_reload_leaves_the_old_corpus_serving(
     caplog: pytest.LogCaptureFixture,
     where: str,
 ) -> None:
-    async with live_corpus(tmp_path, demo_archives, ["wikipedia"]) as live:
+    async with live_corpus(tmp_path, demo_archives, ["Wikipedia"]) as live:
         first = live.current
-        write_manifest(tmp_path, {"wikipedia": "devdocs"})  # a change, so it would swap
+        write_manifest(tmp_path, {"Wikipedia": "devdocs"})  # a change, so it would swap
 
         def bug(*args: object, **kwargs: object) -> Any:
             raise RuntimeError("simulated bug")
@@ -679,7 +679,7 @@ async def test_a_bug_during_a_reload_leaves_the_old_corpus_serving(
         assert (done.outcome, counted()) == ("internal_error", {"internal_error": 1})
         assert done.reason == "RuntimeError: simulated bug"
         assert live.current is first
-        assert await a_result(live, "Ray Charles", "wikipedia")
+        assert await a_result(live, "Ray Charles", "Wikipedia")
     assert f"reload: {where} failed" in caplog.text
     assert "Traceback" in caplog.text  # a bug is logged with where it happened
 

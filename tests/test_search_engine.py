@@ -19,7 +19,7 @@ from .conftest import settings_for
 from .mcp_helpers import serving, structured
 
 QUERY = "C3 linearization multiple inheritance"
-EXPECTED_REF = "corpus://wikipedia/C3_linearization"
+EXPECTED_REF = "corpus://Wikipedia/C3_linearization"
 
 
 def test_search_engine_is_auto_unless_set_to_libzim() -> None:

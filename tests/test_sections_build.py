@@ -102,7 +102,7 @@ def test_every_demo_archive_gets_an_index_of_all_its_sections(
 def test_an_identifier_finds_its_entry_and_words_find_their_section(
     indexes: Path, demo_archives: dict[str, Path]
 ) -> None:
-    index = open_index(indexes, demo_archives["devdocs_python"], "devdocs")
+    index = open_index(indexes, demo_archives["Python-Docs"], "devdocs")
     found = index.search(index.analyser.question("str.join"), 10, 3)
     assert (found[0].section.path, found[0].section.id) == ("library/stdtypes", "str.join")
     assert found[0].weight > 0
@@ -120,7 +120,7 @@ def test_an_identifier_finds_its_entry_and_words_find_their_section(
 def test_a_candidate_is_read_from_the_index_as_a_document_of_its_sections(
     indexes: Path, demo_archives: dict[str, Path]
 ) -> None:
-    index = open_index(indexes, demo_archives["devdocs_python"], "devdocs")
+    index = open_index(indexes, demo_archives["Python-Docs"], "devdocs")
     read = read_documents(index, "join strings", ["library/stdtypes", "no/such/page"])
     assert set(read) == {"library/stdtypes"}  # a path the index lacks is no document
     document, terms = read["library/stdtypes"]
@@ -133,7 +133,7 @@ def test_a_candidate_is_read_from_the_index_as_a_document_of_its_sections(
 def test_several_processes_build_the_same_index(
     indexes: Path, demo_archives: dict[str, Path], tmp_path: Path
 ) -> None:
-    archive = demo_archives["stackoverflow"]
+    archive = demo_archives["StackOverflow"]
     meta = build_index(job_for(archive, "stackexchange", tmp_path), processes=2)
     alone = open_index(indexes, archive, "stackexchange")
     assert (meta.documents, meta.sections) == (alone.meta.documents, alone.meta.sections)
@@ -175,7 +175,7 @@ KILLED_BUILD = textwrap.dedent(
 def test_a_build_killed_part_way_continues_where_it_stopped(
     demo_archives: dict[str, Path], indexes: Path, tmp_path: Path
 ) -> None:
-    archive = demo_archives["stackoverflow"]
+    archive = demo_archives["StackOverflow"]
     killed = subprocess.run(
         [sys.executable, "-c", KILLED_BUILD, str(archive), "stackexchange", str(tmp_path)],
         capture_output=True,
@@ -202,7 +202,7 @@ def test_a_build_killed_part_way_continues_where_it_stopped(
 def test_a_build_folder_for_another_adapter_version_starts_again(
     demo_archives: dict[str, Path], tmp_path: Path
 ) -> None:
-    archive = demo_archives["math"]
+    archive = demo_archives["Math-SE"]
     key = target_for(archive, "stackexchange").key
     work = IndexFolder(tmp_path).work(key)
     work.mkdir(parents=True)
@@ -222,7 +222,7 @@ def one_index(
 ) -> Iterator[tuple[IndexManager, Target, Path]]:
     """A copy of the demo Python docs' index in a folder of its own: (manager, target,
     file), to break."""
-    archive = demo_archives["devdocs_python"]
+    archive = demo_archives["Python-Docs"]
     target = target_for(archive, "devdocs", "python")
     source = IndexFolder(indexes).file(target.key)
     copy = IndexFolder(tmp_path).file(target.key)
@@ -239,7 +239,7 @@ def test_a_truncated_index_is_stale_never_opened_and_built_again(
     assert state.state == "stale" and "unreadable" in (state.reason or ""), state
     assert manager.open(target) is None
     assert manager.next_to_build([target]) == target
-    build_index(job_for(demo_archives["devdocs_python"], "devdocs", tmp_path), processes=1)
+    build_index(job_for(demo_archives["Python-Docs"], "devdocs", tmp_path), processes=1)
     assert manager.state(target).state == "ready"
     assert manager.open(target) is not None
 
@@ -338,17 +338,17 @@ def run_index(
 def test_the_index_command_builds_what_is_missing_then_says_up_to_date(
     demo_corpus: Path, tmp_path: Path
 ) -> None:
-    first = run_index(demo_corpus, tmp_path, "--library", "math", "--library", "mdwiki")
+    first = run_index(demo_corpus, tmp_path, "--library", "Math-SE", "--library", "MDWiki")
     assert first.returncode == 0, first.stderr
     lines = first.stdout.splitlines()
     assert lines[0].startswith(f"section indexes in {tmp_path}")
-    assert any(line.startswith("math: built: 12 pages, 30 sections in ") for line in lines)
-    assert any(line.startswith("mdwiki: built: ") for line in lines)
+    assert any(line.startswith("Math-SE: built: 12 pages, 30 sections in ") for line in lines)
+    assert any(line.startswith("MDWiki: built: ") for line in lines)
     assert lines[-1] == "2 built, 0 failed, 0 up to date"
-    again = run_index(demo_corpus, tmp_path, "--library", "math")
+    again = run_index(demo_corpus, tmp_path, "--library", "Math-SE")
     assert again.returncode == 0, again.stderr
     said = again.stdout.splitlines()[1:]
-    assert re.fullmatch(r"math: up to date \(30 sections, [\d.]+ kB\)", said[0]), said
+    assert re.fullmatch(r"Math-SE: up to date \(30 sections, [\d.]+ kB\)", said[0]), said
     assert said[1:] == ["all 1 section index(es) up to date"]
 
 
@@ -358,7 +358,7 @@ def test_the_index_command_refuses_what_it_cannot_do(demo_corpus: Path, tmp_path
     assert "no enabled library named 'nope'" in unknown.stderr
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
-    unwritable = run_index(demo_corpus, blocker / "indexes", "--library", "math")
+    unwritable = run_index(demo_corpus, blocker / "indexes", "--library", "Math-SE")
     assert unwritable.returncode == 1
     assert "cannot be created" in unwritable.stderr and "CORPUS_INDEX_DIR" in unwritable.stderr
     processes = run_index(demo_corpus, tmp_path, "--processes", "0")
@@ -370,7 +370,7 @@ def test_the_index_command_prunes_indexes_no_library_uses(
 ) -> None:
     leftover = IndexFolder(tmp_path).file("00000000-0000-0000-0000-000000000000.mediawiki")
     leftover.write_bytes(b"an old snapshot's index")
-    done = run_index(demo_corpus, tmp_path, "--library", "math", "--prune")
+    done = run_index(demo_corpus, tmp_path, "--library", "Math-SE", "--prune")
     assert done.returncode == 0, done.stderr
     assert "pruned 00000000-0000-0000-0000-000000000000.mediawiki" in done.stdout
     assert not leftover.exists()
@@ -406,10 +406,10 @@ def test_the_build_child_refuses_bad_arguments_and_a_held_lock(
     from corpus_mcp.sections.build import main  # noqa: PLC0415
 
     assert main(["too", "few"]) == 2
-    archive = str(demo_archives["math"])
-    assert main([archive, "stackexchange", str(tmp_path), "math", "fastest"]) == 2
+    archive = str(demo_archives["Math-SE"])
+    assert main([archive, "stackexchange", str(tmp_path), "Math-SE", "fastest"]) == 2
     with IndexFolder(tmp_path).build_lock(wait=False):
-        assert main([archive, "stackexchange", str(tmp_path), "math", "normal"]) == 3
+        assert main([archive, "stackexchange", str(tmp_path), "Math-SE", "normal"]) == 3
     assert main([str(tmp_path / "none.zim"), "stackexchange", str(tmp_path), "x", "normal"]) == 1
 
 

@@ -68,7 +68,7 @@ async def test_a_cancelled_background_build_stops_its_child_and_frees_the_lock(
 ) -> None:
     folder = tmp_path / "indexes"
     manager = IndexManager(folder, priority="normal")
-    target = target_for(demo_archives["wikipedia"], "mediawiki", "wikipedia")
+    target = target_for(demo_archives["Wikipedia"], "mediawiki", "Wikipedia")
     with trio.move_on_after(0.1) as scope:
         await manager.build(target)
     assert scope.cancelled_caught
@@ -87,10 +87,10 @@ def test_a_child_that_says_nothing_is_described_by_its_exit() -> None:
 def test_an_index_the_folder_will_not_remove_is_never_opened_again(
     demo_archives: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    archive = demo_archives["math"]
-    build_index(job_for(archive, "stackexchange", tmp_path, "math"), processes=1)
+    archive = demo_archives["Math-SE"]
+    build_index(job_for(archive, "stackexchange", tmp_path, "Math-SE"), processes=1)
     manager = IndexManager(tmp_path)
-    target = target_for(archive, "stackexchange", "math")
+    target = target_for(archive, "stackexchange", "Math-SE")
     assert manager.open(target) is not None
     file = IndexFolder(tmp_path).file(target.key)
 
@@ -145,9 +145,9 @@ def test_a_library_whose_archive_cannot_be_read_is_failed_by_name(
     demo_corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(command, "header_uuid", lambda path: None)
-    code, out, _err = index_run(demo_corpus, tmp_path, ["math"])
+    code, out, _err = index_run(demo_corpus, tmp_path, ["Math-SE"])
     assert code == 1
-    assert "math: FAILED: its archive cannot be read" in out.splitlines()
+    assert "Math-SE: FAILED: its archive cannot be read" in out.splitlines()
     assert out.splitlines()[-1] == "0 built, 1 failed, 0 up to date"
 
 
@@ -155,7 +155,7 @@ def test_an_archive_gone_since_the_manifest_was_read_is_failed(
     demo_corpus: Path, tmp_path: Path
 ) -> None:
     manifest = load_manifest(demo_corpus, demo_corpus.parent)
-    library = next(lib for lib in manifest.enabled if lib.name == "math")
+    library = next(lib for lib in manifest.enabled if lib.name == "Math-SE")
     moved = tmp_path / "math.zim"
     shutil.copyfile(library.file, moved)
     gone = msgspec.structs.replace(library, file=moved)
@@ -172,21 +172,21 @@ def test_a_failed_build_is_said_and_a_stale_index_built_again(
 
     with monkeypatch.context() as patch:
         patch.setattr(command, "build_index", failing)
-        code, out, _err = index_run(demo_corpus, tmp_path, ["math"], INDEX="off")
+        code, out, _err = index_run(demo_corpus, tmp_path, ["Math-SE"], INDEX="off")
     assert code == 1
-    assert "math: FAILED: the disk is full (what was built is kept for the next run)" in out
-    code, out, err = index_run(demo_corpus, tmp_path, ["math"], INDEX="off")
+    assert "Math-SE: FAILED: the disk is full (what was built is kept for the next run)" in out
+    code, out, err = index_run(demo_corpus, tmp_path, ["Math-SE"], INDEX="off")
     assert code == 0, err
     assert "note: INDEX=off" in err
     # Another adapter version makes it stale: built again, saying why.
     manifest = load_manifest(demo_corpus, demo_corpus.parent)
-    library = next(lib for lib in manifest.enabled if lib.name == "math")
+    library = next(lib for lib in manifest.enabled if lib.name == "Math-SE")
     adapter = get_adapter(library.adapter)
     monkeypatch.setattr(type(adapter), "version", adapter.version + 1)
-    code, out, err = index_run(demo_corpus, tmp_path, ["math"])
+    code, out, err = index_run(demo_corpus, tmp_path, ["Math-SE"])
     assert code == 0, err
     assert any(
-        line.startswith("math: stale (built by stackexchange adapter version ")
+        line.startswith("Math-SE: stale (built by stackexchange adapter version ")
         and line.endswith("): building it again")
         for line in out.splitlines()
     ), out
@@ -204,17 +204,17 @@ def test_a_build_waits_for_another_and_takes_its_work(
         if not wait and held_by_other[0]:
             # As if a server were building: it finishes while this run waits.
             held_by_other[0] = False
-            name = next(n for n, _r, _a in DEMO_LIBRARIES if n == "math")
+            name = next(n for n, _r, _a in DEMO_LIBRARIES if n == "Math-SE")
             build_index(job_for(demo_archives[name], "stackexchange", tmp_path, name), processes=1)
             return _Refused()
         return real_lock(self, wait=wait)
 
     monkeypatch.setattr(IndexFolder, "build_lock", lock)
-    code, out, err = index_run(demo_corpus, tmp_path, ["math"])
+    code, out, err = index_run(demo_corpus, tmp_path, ["Math-SE"])
     assert code == 0, err
     assert "another build holds" in err and "waiting for it" in err
-    assert "math: built meanwhile by another process" in out
-    assert folder.file(command.library_key(_library(demo_corpus, "math")) or "").exists()
+    assert "Math-SE: built meanwhile by another process" in out
+    assert folder.file(command.library_key(_library(demo_corpus, "Math-SE")) or "").exists()
 
 
 class _Refused:
@@ -256,10 +256,10 @@ def test_a_build_that_cannot_finish_says_why_and_records_it(
         raise error
 
     monkeypatch.setattr(build, "publish", fail)
-    archive = demo_archives["math"]
+    archive = demo_archives["Math-SE"]
     with pytest.raises(BuildFailed, match=re.escape(said)):
-        build_index(job_for(archive, "stackexchange", tmp_path, "math"), processes=1)
-    target = target_for(archive, "stackexchange", "math")
+        build_index(job_for(archive, "stackexchange", tmp_path, "Math-SE"), processes=1)
+    target = target_for(archive, "stackexchange", "Math-SE")
     failure = IndexFolder(tmp_path).failure(target.key)
     assert failure is not None and said in failure.reason
 
@@ -272,8 +272,8 @@ def test_the_build_child_says_why_its_lock_cannot_be_taken(
         raise OSError(errno.EROFS, "Read-only file system")
 
     monkeypatch.setattr(IndexFolder, "build_lock", refuse)
-    archive = str(demo_archives["math"])
-    assert build.main([archive, "stackexchange", str(tmp_path), "math", "normal"]) == 1
+    archive = str(demo_archives["Math-SE"])
+    assert build.main([archive, "stackexchange", str(tmp_path), "Math-SE", "normal"]) == 1
     assert f"the index folder {tmp_path} is not writable" in capsys.readouterr().err
 
 
@@ -283,8 +283,8 @@ def test_the_build_child_says_why_its_lock_cannot_be_taken(
 def test_an_empty_question_or_request_asks_nothing_of_the_index(
     demo_archives: dict[str, Path], tmp_path: Path
 ) -> None:
-    archive = demo_archives["math"]
-    build_index(job_for(archive, "stackexchange", tmp_path, "math"), processes=1)
+    archive = demo_archives["Math-SE"]
+    build_index(job_for(archive, "stackexchange", tmp_path, "Math-SE"), processes=1)
     index = SectionIndex.open(IndexFolder(tmp_path).file(target_for(archive, "stackexchange").key))
     words = index.analyser.question("prime numbers")
     nothing = index.analyser.question("")
@@ -341,23 +341,23 @@ class _Library:
 async def test_a_broken_index_is_dropped_and_a_failed_build_waits(
     demo_archives: dict[str, Path], tmp_path: Path
 ) -> None:
-    archive = demo_archives["math"]
-    build_index(job_for(archive, "stackexchange", tmp_path, "math"), processes=1)
-    target = target_for(archive, "stackexchange", "math")
+    archive = demo_archives["Math-SE"]
+    build_index(job_for(archive, "stackexchange", tmp_path, "Math-SE"), processes=1)
+    target = target_for(archive, "stackexchange", "Math-SE")
     library = _Library(target)
     forgotten: list[object] = []
     indexing = Indexing(
-        IndexManager(tmp_path), {"math": library}, interval=0.01, forget=forgotten.append
+        IndexManager(tmp_path), {"Math-SE": library}, interval=0.01, forget=forgotten.append
     )
     await indexing.check()
     index = library.sections
-    assert index is not None and indexing.state("math").state == "ready"
+    assert index is not None and indexing.state("Math-SE").state == "ready"
     assert forgotten == [library]  # switched: what was remembered is forgotten
     library.broken = (index, "reading it failed")
     await indexing.check()
     # Dropped, its file removed to be built again; the next look finds nothing to open.
     assert library.sections is None and library.broken is None and forgotten == [library, library]
-    assert indexing.state("math").state == "missing"
+    assert indexing.state("Math-SE").state == "missing"
 
     class Failing(IndexManager):
         builds = 0
@@ -366,7 +366,7 @@ async def test_a_broken_index_is_dropped_and_a_failed_build_waits(
             Failing.builds += 1
             return BuildOutcome(built=False, reason="no")
 
-    indexing = Indexing(Failing(tmp_path), {"math": library}, interval=0.01, forget=print)
+    indexing = Indexing(Failing(tmp_path), {"Math-SE": library}, interval=0.01, forget=print)
     with trio.move_on_after(0.2):
         await indexing.watch()
     # Each failure waits an interval before the folder is looked at again.
@@ -385,9 +385,9 @@ def test_an_interrupted_build_says_the_next_run_continues(
     out, err = io.StringIO(), io.StringIO()
     with pytest.raises(KeyboardInterrupt):
         command.run_index(
-            settings, manifest, only=["math"], processes=1, prune=False, out=out, err=err
+            settings, manifest, only=["Math-SE"], processes=1, prune=False, out=out, err=err
         )
-    assert "math: interrupted; the next run continues where this one stopped" in err.getvalue()
+    assert "Math-SE: interrupted; the next run continues where this one stopped" in err.getvalue()
 
 
 def test_pruning_removes_a_build_folder_no_library_uses(demo_corpus: Path, tmp_path: Path) -> None:
@@ -400,7 +400,7 @@ def test_pruning_removes_a_build_folder_no_library_uses(demo_corpus: Path, tmp_p
     manifest = load_manifest(demo_corpus, demo_corpus.parent)
     out = io.StringIO()
     code = command.run_index(
-        settings, manifest, only=["math"], processes=1, prune=True, out=out, err=io.StringIO()
+        settings, manifest, only=["Math-SE"], processes=1, prune=True, out=out, err=io.StringIO()
     )
     assert code == 0
     assert not work.exists()

@@ -74,7 +74,7 @@ async def test_a_corpus_builds_its_indexes_in_the_background_and_then_reads_no_p
         corpus.answers_cache.clear()
         corpus.hits_cache.clear()
         found = await corpus.search("str.join", 5)
-        assert found.results[0].ref == "corpus://devdocs_python/library/stdtypes"
+        assert found.results[0].ref == "corpus://Python-Docs/library/stdtypes"
         assert [s.id for s in found.results[0].relevant_sections][:1] == ["str.join"]
         assert found.results[0].snippet
         assert len(corpus.cache) == 0, "ranking, hints and snippets read no page"
@@ -93,21 +93,21 @@ async def test_an_index_broken_under_the_server_is_left_and_built_again(
     settings = indexed_settings(demo_corpus, tmp_path)
     async with open_corpus(settings, load_manifest(demo_corpus, demo_corpus.parent)) as corpus:
         assert all_ready(corpus)
-        library = corpus.library("devdocs_python")
+        library = corpus.library("Python-Docs")
         broken = library.sections
         assert broken is not None
         with broken.file.open("r+b") as handle:  # cut short in place, under the reader
             handle.truncate(4096)
         answered = await corpus.search("subprocess.run capture output", 5)
         assert not answered.partial, "a broken index costs no library"
-        assert any(r.library == "devdocs_python" for r in answered.results)
+        assert any(r.library == "Python-Docs" for r in answered.results)
         await eventually("the broken index dropped", lambda: library.sections is not broken)
         await eventually(
             "rebuilt and searched again",
             lambda: library.sections is not None and library.sections is not broken,
         )
         again = await corpus.search("subprocess.run", 5)
-        assert again.results[0].ref == "corpus://devdocs_python/library/subprocess"
+        assert again.results[0].ref == "corpus://Python-Docs/library/subprocess"
     assert "its section index" in caplog.text and "unreadable" in caplog.text
 
 
@@ -115,7 +115,7 @@ async def test_an_archive_replaced_under_its_name_never_meets_the_old_index(
     demo_corpus: Path, next_month_wikipedia: Path, tmp_path: Path
 ) -> None:
     root = tmp_path / "corpus"
-    wikipedia = next(rel for name, rel, _ in DEMO_LIBRARIES if name == "wikipedia")
+    wikipedia = next(rel for name, rel, _ in DEMO_LIBRARIES if name == "Wikipedia")
     (root / wikipedia).parent.mkdir(parents=True)
     shutil.copyfile(demo_corpus.parent / wikipedia, root / wikipedia)
     manifest = root / "corpus.toml"
@@ -166,15 +166,14 @@ def test_a_real_server_builds_shows_and_serves_its_indexes(
                 break
             assert time.monotonic() < deadline, ready
             time.sleep(0.2)
-        assert '"devdocs_python": "ready (' in ready
+        assert '"Python-Docs": "ready (' in ready
         with urllib.request.urlopen(f"{base}/metrics") as response:
             exposition = response.read().decode()
         assert (
-            'corpus_mcp_section_index_state{library="devdocs_python",state="ready"} 1.0'
-            in exposition
+            'corpus_mcp_section_index_state{library="Python-Docs",state="ready"} 1.0' in exposition
         )
-        assert 'corpus_mcp_section_index_sections{library="math"} 30.0' in exposition
-        server.wait_for_log("library math: searching its section index from now on")
+        assert 'corpus_mcp_section_index_sections{library="Math-SE"} 30.0' in exposition
+        server.wait_for_log("library Math-SE: searching its section index from now on")
         assert "building its section index in the background" in server.stderr
 
 

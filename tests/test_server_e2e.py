@@ -69,7 +69,7 @@ async def test_every_error_an_agent_can_meet(url: str, mode: Any) -> None:
 @pytest.mark.parametrize("mode", MODES)
 async def test_links_in_a_fetched_document_are_fetchable_over_mcp(url: str, mode: Any) -> None:
     thread = (
-        "corpus://stackoverflow/questions/43241221/"
+        "corpus://StackOverflow/questions/43241221/"
         "how-can-i-run-a-blocking-function-without-freezing-the-asyncio-event-loop"
     )
     async with Client(url, mode=mode) as client:
@@ -90,7 +90,7 @@ async def test_links_in_a_fetched_document_are_fetchable_over_mcp(url: str, mode
             if "#" in ref:
                 base, _, anchor = ref.partition("#")
                 assert landed["sections"] == (await fetch(base, [anchor]))["sections"]
-        entry = await fetch("corpus://devdocs_python/library/stdtypes#str.join")
+        entry = await fetch("corpus://Python-Docs/library/stdtypes#str.join")
     assert [(s["id"], s["title"]) for s in entry["sections"]] == [
         ("str.join", "str.join(iterable)")
     ]
@@ -109,7 +109,7 @@ async def test_an_agent_reads_a_class_then_the_method_it_lists_over_mcp(
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         cls = structured(
             await client.call_tool(
-                "fetch", {"ref": "corpus://devdocs_python/library/threading#threading.Thread"}
+                "fetch", {"ref": "corpus://Python-Docs/library/threading#threading.Thread"}
             )
         )
         listed = {s["id"]: s["chars"] for s in cls["available_sections"] if s.get("chars")}

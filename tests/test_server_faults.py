@@ -383,7 +383,7 @@ def test_internal_errors_are_logged_as_log_queries_allows(
     with running_server(wikipedia_only, tmp_path / "stderr.log", env=env, argv=argv) as server:
         base = f"http://127.0.0.1:{server.port}/mcp"
         headers = {"accept": "application/json", "content-type": "application/json"}
-        fetch = {"name": "fetch", "arguments": {"ref": "corpus://wikipedia/C3_linearization"}}
+        fetch = {"name": "fetch", "arguments": {"ref": "corpus://Wikipedia/C3_linearization"}}
         with httpx.Client(timeout=GUARD) as http:
             found = http.post(base, headers=headers, content=_call(1, SEARCH)).json()
             fetched = http.post(base, headers=headers, content=_call(2, fetch)).json()
@@ -393,7 +393,7 @@ def test_internal_errors_are_logged_as_log_queries_allows(
     assert "internal_error" in fetched["result"]["content"][0]["text"]
     log = server.stderr
     assert "tool=fetch failed" in log
-    assert "search: reading a result from wikipedia failed" in log
+    assert "search: reading a result from Wikipedia failed" in log
     secrets = ("C3_linearization", "C3 linearization", "linearization")
     if log_queries:
         assert "reading 'C3_linearization' failed" in log  # the control: it would show

@@ -70,7 +70,7 @@ def write_corpus(root: Path, archives: dict[str, Path], names: list[str]) -> Pat
 
 @pytest.fixture
 def served(demo_archives: dict[str, Path], tmp_path: Path) -> Iterator[ServerProcess]:
-    manifest = write_corpus(tmp_path / "corpus", demo_archives, ["wikipedia", "devdocs_python"])
+    manifest = write_corpus(tmp_path / "corpus", demo_archives, ["Wikipedia", "Python-Docs"])
     with running_server(manifest, tmp_path / "stderr.log", env=TWO) as server:
         yield server
         if server.process.poll() is None:  # whatever a test did, the server stops cleanly
@@ -220,7 +220,7 @@ def test_both_processes_answer_and_metrics_show_each(served: ServerProcess) -> N
 def test_sighup_reloads_every_process(
     served: ServerProcess, demo_archives: dict[str, Path], tmp_path: Path
 ) -> None:
-    write_corpus(tmp_path / "corpus", demo_archives, ["wikipedia", "devdocs_python", "mdwiki"])
+    write_corpus(tmp_path / "corpus", demo_archives, ["Wikipedia", "Python-Docs", "MDWiki"])
     served.process.send_signal(signal.SIGHUP)
 
     def reloaded() -> bool:
@@ -304,11 +304,11 @@ def test_a_crashed_process_is_reported_with_its_signal_stacks_and_calls_in_fligh
     """A serving process dies of SIGSEGV with a search in flight (held inside the
     archive's index by ``hanging_server.py``): faulthandler writes its threads' stacks
     into the log, the supervisor names the signal and the call, and replaces it."""
-    manifest = write_corpus(tmp_path / "corpus", demo_archives, ["wikipedia"])
+    manifest = write_corpus(tmp_path / "corpus", demo_archives, ["Wikipedia"])
     control = tmp_path / "hang"
     env = {
         **TWO,
-        "HANG_ARCHIVE": "wikipedia.zim",
+        "HANG_ARCHIVE": "Wikipedia.zim",
         "HANG_CONTROL": str(control),
         "SEARCH_TIMEOUT": "600",  # the held search is never given up while the test runs
     }
@@ -349,7 +349,7 @@ def test_a_stop_signal_to_every_process_at_once_stops_cleanly(
 ) -> None:
     """A terminal's Ctrl-C (or systemd's SIGTERM to the cgroup) reaches the supervisor,
     its fork server and every serving process at once."""
-    manifest = write_corpus(tmp_path / "corpus", demo_archives, ["wikipedia"])
+    manifest = write_corpus(tmp_path / "corpus", demo_archives, ["Wikipedia"])
     log = tmp_path / "stderr.log"
     with log.open("wb") as stderr:
         process = subprocess.Popen(
@@ -383,7 +383,7 @@ def test_no_process_outlives_a_killed_supervisor(served: ServerProcess) -> None:
 def test_a_corpus_that_cannot_open_stops_the_server_once_naming_the_library(
     demo_archives: dict[str, Path], tmp_path: Path
 ) -> None:
-    manifest = write_corpus(tmp_path / "corpus", demo_archives, ["wikipedia"])
+    manifest = write_corpus(tmp_path / "corpus", demo_archives, ["Wikipedia"])
     (tmp_path / "corpus" / "junk.zim").write_bytes(b"no ZIM archive" * 64)
     with manifest.open("a") as more:
         more.write('[[library]]\nname = "junk"\npath = "junk.zim"\nadapter = "mediawiki"\n')
@@ -397,7 +397,7 @@ def test_a_corpus_that_cannot_open_stops_the_server_once_naming_the_library(
     )
     assert done.returncode == 1
     assert done.stderr.count("cannot open the corpus: library 'junk'") == 1
-    assert "'wikipedia'" not in done.stderr
+    assert "'Wikipedia'" not in done.stderr
     assert "serving" not in done.stderr
     assert "Traceback" not in done.stderr
 
@@ -421,7 +421,7 @@ def test_a_bad_manifest_is_refused_before_any_process_starts(tmp_path: Path) -> 
 def test_a_busy_port_fails_before_any_process_starts(
     demo_archives: dict[str, Path], tmp_path: Path
 ) -> None:
-    manifest = write_corpus(tmp_path / "corpus", demo_archives, ["wikipedia"])
+    manifest = write_corpus(tmp_path / "corpus", demo_archives, ["Wikipedia"])
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -451,7 +451,7 @@ def test_serve_help_documents_workers() -> None:
 def test_a_process_that_does_not_drain_is_killed_and_the_exit_is_1(
     demo_archives: dict[str, Path], tmp_path: Path
 ) -> None:
-    manifest = write_corpus(tmp_path / "corpus", demo_archives, ["wikipedia"])
+    manifest = write_corpus(tmp_path / "corpus", demo_archives, ["Wikipedia"])
     env = {**TWO, "SHUTDOWN_TIMEOUT": "1"}
     with running_server(manifest, tmp_path / "stderr.log", env=env) as server:
         found, opened = one_of_each(server.port)

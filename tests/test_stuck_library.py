@@ -98,7 +98,7 @@ def _failures(port: int, *kinds: str) -> float:
         for family in families
         for sample in family.samples
         if sample.name == "corpus_mcp_library_failures_total"
-        and sample.labels["library"] == "wikipedia"
+        and sample.labels["library"] == "Wikipedia"
         and sample.labels["kind"] in kinds
     )
 
@@ -140,7 +140,7 @@ def _recovers(port: int) -> None:
         attempt += 1
         content = _search(port, f"{QUERY} {'!' * attempt}")
         if not content["partial"]:
-            assert any(r["library"] == "wikipedia" for r in content["results"]), content
+            assert any(r["library"] == "Wikipedia" for r in content["results"]), content
             return
         assert time.monotonic() < deadline, f"the library never came back: {content}"
         time.sleep(0.2)
@@ -150,8 +150,8 @@ def _only_it_left_out(content: dict[str, Any]) -> None:
     """The answer is partial, names the stuck library alone, holds nothing of it and
     holds the other libraries' results."""
     assert content["partial"] is True, content
-    assert content["unavailable_libraries"] == ["wikipedia"], content
-    assert all(r["library"] != "wikipedia" for r in content["results"]), content
+    assert content["unavailable_libraries"] == ["Wikipedia"], content
+    assert all(r["library"] != "Wikipedia" for r in content["results"]), content
     assert content["results"], content
 
 
@@ -192,14 +192,14 @@ def test_a_read_given_up_keeps_its_library_out_until_it_returns(
     until that read returns, fetches and searches leave the library out without waiting
     on it (no second read times out), and then it answers again."""
     control.write_text("read")
-    ref = "corpus://wikipedia/Git"
+    ref = "corpus://Wikipedia/Git"
     first = _fetch_error(hanging.port, ref)
     assert first["error"] == "library_unavailable", first
     assert "longer than the search timeout" in first["message"], first
     assert first["retry_after"] == SEARCH_TIMEOUT, first
     timed_out = _failures(hanging.port, "read_timeout")
     assert timed_out == 1
-    again = _fetch_error(hanging.port, "corpus://wikipedia/Linked_list")
+    again = _fetch_error(hanging.port, "corpus://Wikipedia/Linked_list")
     assert again["error"] == "library_unavailable", again
     assert "an earlier call is still inside it" in again["message"], again
     for attempt in range(3):

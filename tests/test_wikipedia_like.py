@@ -155,7 +155,7 @@ def test_the_command_writes_a_servable_corpus(sources: list[Path], tmp_path: Pat
 def test_any_mwoffliner_archive_can_be_the_source(
     demo_archives: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    source = demo_archives["wikipedia"]
+    source = demo_archives["Wikipedia"]
     folder = tmp_path / "demo-large"
     assert wikipedia_like.main([str(folder), "--articles", "60", "--sources", str(source)]) == 0
     err = capsys.readouterr().err
@@ -180,8 +180,8 @@ def test_a_source_without_articles_is_refused(
     demo_archives: dict[str, Path], tmp_path: Path
 ) -> None:
     with pytest.raises(ValueError, match="no sectioned articles"):
-        read_pool([demo_archives["devdocs_python"]])
-    pool = read_pool([demo_archives["wikipedia"]])
+        read_pool([demo_archives["Python-Docs"]])
+    pool = read_pool([demo_archives["Wikipedia"]])
     with pytest.raises(ValueError, match="at least 1"):
         make_plan(pool, 0, seed=0)
     one = make_plan(pool, 1, seed=0)

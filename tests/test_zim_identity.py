@@ -34,7 +34,7 @@ AS_ROOT = pytest.mark.skipif(
 def archive(demo_archives: dict[str, Path], tmp_path: Path) -> Path:
     """A copy of the demo Wikipedia archive, free to break."""
     copy = tmp_path / "wikipedia.zim"
-    shutil.copyfile(demo_archives["wikipedia"], copy)
+    shutil.copyfile(demo_archives["Wikipedia"], copy)
     return copy
 
 

@@ -101,7 +101,7 @@ def wdf_by_path(reader: ZimReader, part: str) -> dict[str, int]:
 
 
 def test_built_archive_has_both_indexes_read_directly(demo: dict[str, ZimReader]) -> None:
-    fulltext, title = fulltext_of(demo["wikipedia"]), title_of(demo["wikipedia"])
+    fulltext, title = fulltext_of(demo["Wikipedia"]), title_of(demo["Wikipedia"])
     assert (fulltext.language, title.language) == ("eng", "eng")
     assert fulltext.doc_count > 0 and title.doc_count > 0
     assert fulltext.average_length > 0
@@ -110,8 +110,8 @@ def test_built_archive_has_both_indexes_read_directly(demo: dict[str, ZimReader]
 def test_archive_built_without_fulltext_index_has_only_its_title_index(
     demo: dict[str, ZimReader],
 ) -> None:
-    assert demo["mdwiki"].fulltext_index is None
-    assert demo["mdwiki"].title_index is not None
+    assert demo["MDWiki"].fulltext_index is None
+    assert demo["MDWiki"].title_index is not None
 
 
 def test_2018_fulltext_layout_is_read_directly(real: dict[str, ZimReader]) -> None:
@@ -147,8 +147,8 @@ def test_without_bindings_no_index_is_opened_and_the_reader_uses_libzim(
 ) -> None:
     monkeypatch.setattr(zim_index, "xapian", None)
     assert not zim_index.available()
-    assert open_indexes(str(demo_archives["wikipedia"])) == NO_INDEXES
-    reader = ZimReader(demo_archives["wikipedia"])
+    assert open_indexes(str(demo_archives["Wikipedia"])) == NO_INDEXES
+    reader = ZimReader(demo_archives["Wikipedia"])
     assert (reader.fulltext_index, reader.title_index) == (None, None)
     assert "C3_linearization" in reader.fulltext("linearization", 5).paths
 
@@ -156,7 +156,7 @@ def test_without_bindings_no_index_is_opened_and_the_reader_uses_libzim(
 def test_reader_asked_not_to_read_indexes_directly_has_none(
     demo_archives: dict[str, Path],
 ) -> None:
-    reader = ZimReader(demo_archives["wikipedia"], direct_index=False)
+    reader = ZimReader(demo_archives["Wikipedia"], direct_index=False)
     assert reader.indexes == NO_INDEXES
     assert (reader.fulltext_index, reader.title_index) == (None, None)
 
@@ -164,16 +164,16 @@ def test_reader_asked_not_to_read_indexes_directly_has_none(
 # -- one word: the same as libzim ----------------------------------------------------------
 
 DEMO_WORDS = [
-    ("wikipedia", "python"),
-    ("wikipedia", "inheritance"),
-    ("wikipedia", "inherited"),
-    ("wikipedia", "Linearization"),
-    ("stackoverflow", "python"),
-    ("stackoverflow", "vector"),
-    ("devdocs_python", "function"),
-    ("devdocs_python", "list"),
-    ("devdocs_cpp", "function"),
-    ("math", "function"),
+    ("Wikipedia", "python"),
+    ("Wikipedia", "inheritance"),
+    ("Wikipedia", "inherited"),
+    ("Wikipedia", "Linearization"),
+    ("StackOverflow", "python"),
+    ("StackOverflow", "vector"),
+    ("Python-Docs", "function"),
+    ("Python-Docs", "list"),
+    ("Cpp-Docs", "function"),
+    ("Math-SE", "function"),
 ]
 REAL_WORDS = [
     ("wp100", "music"),
@@ -228,13 +228,13 @@ def test_word_frequency_equals_libzims_estimate_on_real_archives(
 def test_word_in_no_document_has_frequency_zero_and_no_hits(
     demo: dict[str, ZimReader],
 ) -> None:
-    index = fulltext_of(demo["wikipedia"])
+    index = fulltext_of(demo["Wikipedia"])
     assert index.word_frequency(("zyzzogeton",)) == 0
     assert index.search([("zyzzogeton",)], 10) == []
 
 
 def test_no_words_or_no_room_finds_nothing(demo: dict[str, ZimReader]) -> None:
-    fulltext, title = fulltext_of(demo["wikipedia"]), title_of(demo["wikipedia"])
+    fulltext, title = fulltext_of(demo["Wikipedia"]), title_of(demo["Wikipedia"])
     assert fulltext.search([], 10) == [] and fulltext.search([("python",)], 0) == []
     assert title.search([], 10) == [] and title.search(["python"], 0) == []
 
@@ -280,8 +280,8 @@ def test_accents_and_case_are_folded_as_libzim_folds_them(french: ZimReader) -> 
 @pytest.mark.parametrize(
     ("library", "words"),
     [
-        ("wikipedia", ("python", "linearization", "photosynthesis")),
-        ("stackoverflow", ("inheritance", "super", "diamond")),
+        ("Wikipedia", ("python", "linearization", "photosynthesis")),
+        ("StackOverflow", ("inheritance", "super", "diamond")),
     ],
 )
 def test_frequencies_are_the_posting_lists_counts_on_built_archives(
@@ -309,7 +309,7 @@ def check_frequencies(reader: ZimReader, words: tuple[str, ...]) -> None:
 
 
 def test_word_absent_from_a_hit_has_frequency_zero(demo: dict[str, ZimReader]) -> None:
-    hits = fulltext_of(demo["wikipedia"]).search([("photosynthesis",), ("regex",)], 40)
+    hits = fulltext_of(demo["Wikipedia"]).search([("photosynthesis",), ("regex",)], 40)
     by_path = {hit.path: hit.frequencies for hit in hits}
     assert by_path["Regular_expression"][0] == 0 < by_path["Regular_expression"][1]
     assert by_path["Photosynthesis"][0] > 0 == by_path["Photosynthesis"][1]
@@ -329,7 +329,7 @@ def test_word_in_a_hits_title_has_a_positive_frequency(real: dict[str, ZimReader
 
 
 def test_hits_carry_the_bm25_order_and_document_lengths(demo: dict[str, ZimReader]) -> None:
-    hits = fulltext_of(demo["wikipedia"]).search([("python",), ("inheritance",)], 40)
+    hits = fulltext_of(demo["Wikipedia"]).search([("python",), ("inheritance",)], 40)
     weights = [hit.weight for hit in hits]
     assert weights == sorted(weights, reverse=True)
     assert all(weight > 0 for weight in weights)
@@ -339,7 +339,7 @@ def test_hits_carry_the_bm25_order_and_document_lengths(demo: dict[str, ZimReade
 def test_a_document_holding_more_query_words_ranks_first(demo: dict[str, ZimReader]) -> None:
     """Every word is optional: documents need not hold them all, but those that do lead."""
     words: list[Word] = [("multiple",), ("inheritance",), ("linearization",)]
-    hits = fulltext_of(demo["wikipedia"]).search(words, 40)
+    hits = fulltext_of(demo["Wikipedia"]).search(words, 40)
     assert any(0 in hit.frequencies for hit in hits)  # OR: partial matches are found
     assert 0 not in hits[0].frequencies
 
@@ -350,7 +350,7 @@ def test_a_document_holding_more_query_words_ranks_first(demo: dict[str, ZimRead
 def test_multi_part_word_alone_finds_the_documents_holding_every_part(
     demo: dict[str, ZimReader],
 ) -> None:
-    reader = demo["devdocs_python"]
+    reader = demo["Python-Docs"]
     with_str, with_join = wdf_by_path(reader, "str"), wdf_by_path(reader, "join")
     both = set(with_str) & set(with_join)
     assert both and set(with_str) - both  # some documents say "str" without "join"
@@ -363,7 +363,7 @@ def test_multi_part_word_alone_finds_the_documents_holding_every_part(
 def test_multi_part_word_counts_zero_where_a_part_is_missing(
     demo: dict[str, ZimReader],
 ) -> None:
-    reader = demo["devdocs_python"]
+    reader = demo["Python-Docs"]
     hits = fulltext_of(reader).search([("str", "join"), ("json",)], 40)
     by_path = {hit.path: hit.frequencies for hit in hits}
     assert "library/json" in wdf_by_path(reader, "str")  # it says "str" ...
@@ -375,7 +375,7 @@ def test_multi_part_word_counts_zero_where_a_part_is_missing(
 def test_word_frequency_of_a_multi_part_word_is_its_rarest_parts(
     demo: dict[str, ZimReader],
 ) -> None:
-    reader = demo["devdocs_python"]
+    reader = demo["Python-Docs"]
     index = fulltext_of(reader)
     with_str, with_join = wdf_by_path(reader, "str"), wdf_by_path(reader, "join")
     frequency = index.word_frequency(("str", "join"))
@@ -389,7 +389,7 @@ def test_word_frequency_of_a_multi_part_word_is_its_rarest_parts(
 def test_title_search_gives_redirect_titles_with_their_targets_on_new_archives(
     demo: dict[str, ZimReader],
 ) -> None:
-    index = title_of(demo["wikipedia"])
+    index = title_of(demo["Wikipedia"])
     assert TitleHit(path="Regex", title="Regex", target="Regular_expression") in index.search(
         ["regex"], 10
     )
@@ -400,7 +400,7 @@ def test_title_search_gives_redirect_titles_with_their_targets_on_new_archives(
 def test_title_search_target_of_an_article_is_the_article_on_new_archives(
     demo: dict[str, ZimReader],
 ) -> None:
-    reader = demo["wikipedia"]
+    reader = demo["Wikipedia"]
     articles = [
         hit
         for hit in title_of(reader).search(["python"], 20)
@@ -422,7 +422,7 @@ def test_title_search_gives_no_targets_on_old_archives(
 
 
 def test_title_search_matches_a_stem_of_the_title(demo: dict[str, ZimReader]) -> None:
-    found = {hit.path for hit in title_of(demo["wikipedia"]).search(["inherited"], 20)}
+    found = {hit.path for hit in title_of(demo["Wikipedia"]).search(["inherited"], 20)}
     assert "Multiple_inheritance" in found
 
 
@@ -470,7 +470,7 @@ class Lockstep:
 
 @pytest.fixture
 def pool(demo_archives: dict[str, Path]) -> DatabasePool:
-    file = str(demo_archives["wikipedia"])
+    file = str(demo_archives["Wikipedia"])
     return DatabasePool(partial(open_database_at, file, fulltext_blob(file).offset))
 
 
@@ -538,7 +538,7 @@ def test_hits_are_read_before_the_database_goes_back_to_the_pool(
     """A hit's document reads its data through the database: read after the database
     was given back, another thread may be using it (this raised DatabaseClosedError
     here, where each database is closed as it is given back)."""
-    reader = ZimReader(demo_archives["wikipedia"])
+    reader = ZimReader(demo_archives["Wikipedia"])
     fulltext, titles = fulltext_of(reader), title_of(reader)
     expected = (fulltext.search([("python",)], 10), titles.search(["python"], 10))
     for pool in (fulltext._pool, titles._pool):
@@ -560,8 +560,8 @@ def test_threads_searching_at_once_all_get_the_right_answers(
     """Hits are read from their documents before the database goes back to the pool
     (read after, another thread's search shared the database: wrong hits, and
     DatabaseCorruptError)."""
-    index = fulltext_of(demo["wikipedia"])
-    titles = title_of(demo["wikipedia"])
+    index = fulltext_of(demo["Wikipedia"])
+    titles = title_of(demo["Wikipedia"])
     queries: list[list[Word]] = [
         [("python",)],
         [("multiple",), ("inheritance",)],
@@ -588,7 +588,7 @@ def test_threads_stemming_at_once_get_the_stems_one_thread_gets(
 ) -> None:
     """A Xapian Stem is not thread-safe (unguarded, this gave other threads' stems,
     "stemming exception!" and crashes)."""
-    index = fulltext_of(demo["wikipedia"])
+    index = fulltext_of(demo["Wikipedia"])
     words = ["linearization", "inheritance", "photosynthesis", "programming", "charles"]
     expected = {word: index.stem(word) for word in words}
     wrong: list[tuple[str, str]] = []

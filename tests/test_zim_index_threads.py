@@ -44,7 +44,7 @@ def test_threads_taking_turns_on_small_pools_never_crash_nor_answer_wrong(
     demo_archives: dict[str, Path],
 ) -> None:
     pool_sizes, threads, rounds, trials = "1,2", 16, 50, 24
-    archive = str(demo_archives["wikipedia"])
+    archive = str(demo_archives["Wikipedia"])
     done = subprocess.run(
         [sys.executable, str(CHILD), archive, pool_sizes, *map(str, (threads, rounds, trials))],
         check=False,

@@ -36,8 +36,8 @@ TITLE = ("X", "title/xapian")
 FULLTEXT_2018 = ("Z", "/fulltextIndex/xapian")
 INDEX_ENTRIES = (FULLTEXT, TITLE, FULLTEXT_2018)
 
-#: The demo archives that carry a full-text index (mdwiki is built without one).
-DEMO_WITH_FULLTEXT = [name for name, _, _ in DEMO_LIBRARIES if name != "mdwiki"]
+#: The demo archives that carry a full-text index (MDWiki is built without one).
+DEMO_WITH_FULLTEXT = [name for name, _, _ in DEMO_LIBRARIES if name != "MDWiki"]
 
 
 def locate(file: Path, namespace: str, path: str) -> BlobLocation | None:
@@ -72,14 +72,14 @@ def test_index_blobs_of_built_archives_start_as_glass_databases(
 def test_archive_built_without_fulltext_index_has_only_its_title_blob(
     demo_archives: dict[str, Path],
 ) -> None:
-    assert locate(demo_archives["mdwiki"], *FULLTEXT) is None
-    title = locate(demo_archives["mdwiki"], *TITLE)
+    assert locate(demo_archives["MDWiki"], *FULLTEXT) is None
+    title = locate(demo_archives["MDWiki"], *TITLE)
     assert title is not None
-    assert read_range(demo_archives["mdwiki"], title, len(GLASS_START)) == GLASS_START
+    assert read_range(demo_archives["MDWiki"], title, len(GLASS_START)) == GLASS_START
 
 
 def test_2018_location_is_absent_from_new_archives(demo_archives: dict[str, Path]) -> None:
-    assert locate(demo_archives["wikipedia"], *FULLTEXT_2018) is None
+    assert locate(demo_archives["Wikipedia"], *FULLTEXT_2018) is None
 
 
 @pytest.mark.parametrize(
@@ -94,22 +94,22 @@ def test_2018_location_is_absent_from_new_archives(demo_archives: dict[str, Path
     ],
 )
 def test_missing_path_is_none(demo_archives: dict[str, Path], namespace: str, path: str) -> None:
-    assert locate(demo_archives["wikipedia"], namespace, path) is None
+    assert locate(demo_archives["Wikipedia"], namespace, path) is None
 
 
 def test_namespace_that_is_not_ascii_is_none(demo_archives: dict[str, Path]) -> None:
-    assert locate(demo_archives["wikipedia"], "É", "fulltext/xapian") is None
+    assert locate(demo_archives["Wikipedia"], "É", "fulltext/xapian") is None
 
 
 def test_redirect_of_a_built_archive_is_none(demo_archives: dict[str, Path]) -> None:
-    reader = ZimReader(demo_archives["wikipedia"])
+    reader = ZimReader(demo_archives["Wikipedia"])
     assert reader.resolve("Regex").redirected_from == "Regex"  # it is a redirect
-    assert locate(demo_archives["wikipedia"], "C", "Regex") is None
+    assert locate(demo_archives["Wikipedia"], "C", "Regex") is None
 
 
 def test_compressed_article_of_a_built_archive_is_none(demo_archives: dict[str, Path]) -> None:
-    assert ZimReader(demo_archives["wikipedia"]).has_entry("Regular_expression")
-    assert locate(demo_archives["wikipedia"], "C", "Regular_expression") is None
+    assert ZimReader(demo_archives["Wikipedia"]).has_entry("Regular_expression")
+    assert locate(demo_archives["Wikipedia"], "C", "Regular_expression") is None
 
 
 # -- real scraper-made archives -------------------------------------------------------------
@@ -443,7 +443,7 @@ def cut_offsets(layout: Layout) -> list[int]:
 def broken_copy_cases(demo_archives: dict[str, Path]) -> list[tuple[str, Path]]:
     """The demo Wikipedia (pointer lists after the clusters) and, where ../shared/zims
     exists, two real archives (pointer lists before the clusters; the 2018 layout)."""
-    cases = [("demo-wikipedia", demo_archives["wikipedia"])]
+    cases = [("demo-wikipedia", demo_archives["Wikipedia"])]
     for name in ("rc2020", "rc2018"):
         if (SHARED_ZIMS / REAL_LIBRARIES[name]).is_file():
             cases.append((name, SHARED_ZIMS / REAL_LIBRARIES[name]))
@@ -499,6 +499,6 @@ def test_copies_with_flipped_header_and_pointer_bytes_never_raise(
 def test_header_pointing_past_the_file_is_none(
     tmp_path: Path, demo_archives: dict[str, Path]
 ) -> None:
-    data = bytearray(demo_archives["wikipedia"].read_bytes())
+    data = bytearray(demo_archives["Wikipedia"].read_bytes())
     struct.pack_into("<Q", data, 32, len(data))  # the path pointer list starts at the end
     assert locate(write(tmp_path, bytes(data)), *FULLTEXT) is None

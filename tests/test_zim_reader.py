@@ -400,7 +400,7 @@ def test_threads_searching_suggesting_and_reading_through_libzim_get_one_threads
 ) -> None:
     """Walkers and the service's threads call one reader at once: libzim's searches go
     one at a time (its Searcher is not thread-safe), reads go straight to its Archive."""
-    reader = ZimReader(demo_archives["wikipedia"], direct_index=False)
+    reader = ZimReader(demo_archives["Wikipedia"], direct_index=False)
     queries = ["python", "multiple inheritance", "photosynthesis", "charles"]
 
     def ask(query: str) -> object:

@@ -275,7 +275,7 @@ def archive(demo_archives: dict[str, Path], tmp_path: Path) -> Path:
     """A served copy of the demo Wikipedia archive, free to break."""
     copy = tmp_path / "served" / "wikipedia.zim"
     copy.parent.mkdir()
-    shutil.copyfile(demo_archives["wikipedia"], copy)
+    shutil.copyfile(demo_archives["Wikipedia"], copy)
     return copy
 
 
@@ -378,7 +378,7 @@ async def test_a_reader_retired_then_replaced_is_never_let_back_in(archive: Path
     "case",
     [
         ("junk", NOT_AN_ARCHIVE, "Zim file(s) is of bad size or corrupted."),
-        ("devdocs_python", OTHER_FAMILY, "a devdocs2zim archive (Scraper 'devdocs2zim"),
+        ("Python-Docs", OTHER_FAMILY, "a devdocs2zim archive (Scraper 'devdocs2zim"),
     ],
     ids=["not-an-archive", "another-family"],
 )
@@ -487,7 +487,7 @@ async def test_a_file_renamed_over_is_served_once_sound_without_an_outage(
     old = ZimReader(archive)
     service = ArchiveService(old, trio.CapacityLimiter(1), library="wiki")
     assert not service.check_file()  # nothing new at the path
-    rename_over(demo_archives["mdwiki"], archive)  # another archive of the same family
+    rename_over(demo_archives["MDWiki"], archive)  # another archive of the same family
     assert service.check_file()  # no fault, and something for reopen to look at
     assert (service.unavailable, service.enter(), service.held) == (None, old, old)
     assert service.reopen(direct_index=True, check=False) is None  # first seen
@@ -521,7 +521,7 @@ async def test_a_new_file_that_cannot_be_served_leaves_the_old_one_serving(
 ) -> None:
     old = ZimReader(archive)
     service = ArchiveService(old, trio.CapacityLimiter(1), library="wiki")
-    rename_over(demo_archives["devdocs_python"], archive)  # of another family
+    rename_over(demo_archives["Python-Docs"], archive)  # of another family
     for _ in range(4):
         assert service.reopen(direct_index=True, check=False) is None
         service.check_file()
@@ -541,7 +541,7 @@ async def test_a_new_file_that_cannot_be_read_is_not_served(
 ) -> None:
     old = ZimReader(archive)
     service = ArchiveService(old, trio.CapacityLimiter(1), library="wiki")
-    rename_over(demo_archives["mdwiki"], archive)
+    rename_over(demo_archives["MDWiki"], archive)
     archive.chmod(0)
     for _ in range(3):
         service.check_file()  # the file held is still readable through its descriptor
@@ -563,14 +563,14 @@ async def test_the_path_back_on_the_served_file_is_nothing_new(
     service = ArchiveService(old, trio.CapacityLimiter(1), library="wiki")
     aside = archive.with_name("aside.zim")
     os.link(archive, aside)  # the served file keeps a second name
-    rename_over(demo_archives["mdwiki"], archive)
+    rename_over(demo_archives["MDWiki"], archive)
     assert service.reopen(direct_index=True, check=False) is None
     os.replace(aside, archive)  # the operator puts the old file back
     assert service.check_file()  # once more, so that reopen forgets the new file
     for _ in range(3):
         assert service.reopen(direct_index=True, check=False) is None
     assert not service.check_file()
-    rename_over(demo_archives["mdwiki"], archive)  # then tries again: said again
+    rename_over(demo_archives["MDWiki"], archive)  # then tries again: said again
     assert service.reopen(direct_index=True, check=False) is None
     noticed = [message for _, message in zim_records(caplog) if "a new file" in message]
     assert len(noticed) == 2
@@ -598,7 +598,7 @@ async def test_a_detached_library_finishes_its_calls_whatever_its_path_names(
     service.detach()
     archive.unlink()
     assert await service.run(lambda checked: checked) is reader
-    shutil.copyfile(demo_archives["mdwiki"], archive)  # another file there: not its business
+    shutil.copyfile(demo_archives["MDWiki"], archive)  # another file there: not its business
     for _ in range(3):
         assert not service.check_file()
         assert service.reopen(direct_index=True, check=False) is None
@@ -614,7 +614,7 @@ async def test_a_call_reads_one_reader_from_start_to_end(
 ) -> None:
     old = ZimReader(archive)
     service = ArchiveService(old, trio.CapacityLimiter(1), library="wiki")
-    rename_over(demo_archives["mdwiki"], archive)
+    rename_over(demo_archives["MDWiki"], archive)
     while (new := service.reopen(direct_index=True, check=False)) is None:
         pass
     seen: list[ZimReader] = []

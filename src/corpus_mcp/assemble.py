@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 
 import msgspec
 
@@ -135,18 +135,23 @@ def select_sections(document: Document, requested: Sequence[str]) -> list[Sectio
 
 
 # A Markdown link to a document or a section: label (escapes allowed), then the target
-# (a ref may hold balanced parentheses: ``Ray_(film)``).
-_LINK = re.compile(r"\[((?:\\.|[^\]\\])*)\]\((corpus://(?:[^()\s]|\([^()\s]*\))*|#[^()\s]+)\)")
+# (refs.encode and refs.anchor keep parentheses only balanced and one level deep:
+# ``Ray_(film)``).
+_TARGET = r"(?:[^()\s]|\([^()\s]*\))"
+_LINK = re.compile(rf"\[((?:\\.|[^\]\\])*)\]\((corpus://{_TARGET}*|#{_TARGET}+)\)")
+
+
+def link_targets(sections: Sequence[FetchedSection]) -> Iterator[str]:
+    """Where the sections' links to documents and sections lead: refs and ``#anchor``s,
+    as written."""
+    for section in sections:
+        if "](" in section.content:
+            yield from (match.group(2) for match in _LINK.finditer(section.content))
 
 
 def link_paths(sections: Sequence[FetchedSection]) -> set[str]:
     """The entry paths the sections' ``corpus://`` links name."""
-    return {
-        _path(match.group(2))
-        for section in sections
-        for match in _LINK.finditer(section.content)
-        if match.group(2).startswith(refs.SCHEME)
-    }
+    return {_path(target) for target in link_targets(sections) if target.startswith(refs.SCHEME)}
 
 
 def without_dead_links(
@@ -167,7 +172,7 @@ def without_dead_links(
     def keep(match: re.Match[str]) -> str:
         target = match.group(2)
         if target.startswith("#"):
-            alive = target[1:] in anchors
+            alive = refs.anchor_of(target) in anchors
         else:
             path = _path(target)
             if path in moved:

@@ -78,7 +78,7 @@ class LinkResolver:
         fragment = unquote(raw_fragment).strip() or None
         raw_path = raw_path.split("?", 1)[0]
         if not raw_path:
-            return f"#{fragment}" if fragment else None
+            return refs.anchor(fragment) if fragment else None
         # A site-absolute path is taken from the archive's root (a reader would need
         # the site itself; fetch turns it back into text if no entry is there).
         base = "" if raw_path.startswith("/") else self._base
@@ -87,7 +87,7 @@ class LinkResolver:
             return None  # above the archive's root
         path = normalise_path(joined)
         if path == self._page:
-            return f"#{fragment}" if fragment else None
+            return refs.anchor(fragment) if fragment else None
         if not self._serves(path):
             return None
         return refs.encode(self._library, path, fragment)

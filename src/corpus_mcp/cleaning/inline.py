@@ -15,6 +15,7 @@ from collections.abc import Callable
 from lxml.html import HtmlElement
 
 from corpus_mcp.cleaning.html import BLOCK_TAGS, classes, is_junk
+from corpus_mcp.refs import flat_parentheses
 
 __all__ = ["PRIVATE_USE", "InlineRenderer", "LinkTarget", "collapse_spaces"]
 
@@ -314,21 +315,11 @@ class InlineRenderer(ABC):
 
 def _destination(target: str) -> str:
     """A link destination Markdown reads back whole: percent-encoded where it holds
-    spaces, angle brackets or backslashes, and parentheses unless they are balanced
-    (``corpus://Wikipedia/Ray_(film)`` stays as search wrote it)."""
-    unsafe = _DESTINATION_UNSAFE if not _balanced(target) else _DESTINATION_UNSAFE_BALANCED
+    spaces, angle brackets or backslashes, and parentheses unless they are balanced and
+    one level deep, the rule refs follow (``corpus://Wikipedia/Ray_(film)`` stays as
+    search wrote it)."""
+    flat = flat_parentheses(target)
+    unsafe = _DESTINATION_UNSAFE_BALANCED if flat else _DESTINATION_UNSAFE
     if not unsafe.search(target):
         return target
     return unsafe.sub(lambda m: f"%{ord(m.group()):02X}", target)
-
-
-def _balanced(text: str) -> bool:
-    depth = 0
-    for char in text:
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth < 0:
-                return False
-    return depth == 0

@@ -26,41 +26,43 @@ from corpus_mcp.demo import (
     zimit,
 )
 
-#: (library name, path relative to the corpus root, adapter) for every demo archive.
+#: (library name, path relative to the corpus root, adapter) for every demo archive; each
+#: named as ``corpus-mcp init`` names it (:mod:`corpus_mcp.init.names`).
 DEMO_LIBRARIES: tuple[tuple[str, str, str], ...] = (
-    ("wikipedia", wikipedia.FILE, "mediawiki"),
-    ("mdwiki", mdwiki.FILE, "mediawiki"),
-    ("devdocs_python", devdocs.PYTHON_FILE, "devdocs"),
-    ("devdocs_cpp", devdocs.CPP_FILE, "devdocs"),
-    ("devdocs_postgresql", devdocs.POSTGRESQL_FILE, "devdocs"),
-    ("stackoverflow", sotoki.SO_FILE, "stackexchange"),
-    ("math", sotoki.MATH_FILE, "stackexchange"),
+    ("Wikipedia", wikipedia.FILE, "mediawiki"),
+    ("MDWiki", mdwiki.FILE, "mediawiki"),
+    ("Python-Docs", devdocs.PYTHON_FILE, "devdocs"),
+    ("Cpp-Docs", devdocs.CPP_FILE, "devdocs"),
+    ("PostgreSQL-Docs", devdocs.POSTGRESQL_FILE, "devdocs"),
+    ("StackOverflow", sotoki.SO_FILE, "stackexchange"),
+    ("Math-SE", sotoki.MATH_FILE, "stackexchange"),
 )
 #: The other families' demo archives, as ``corpus-mcp init`` would name them.
 FAMILY_LIBRARIES: tuple[tuple[str, str, str], ...] = (
-    ("Demo_3.11_documentation", zimit.FILE, "html"),
-    ("Project_Gutenberg_Library", gutenberg.FILE, "gutenberg"),
-    ("freeCodeCamp_JavaScript", freecodecamp.FILE, "freecodecamp"),
-    ("LibreTexts_Chemistry", libretexts.FILE, "libretexts"),
+    ("Demo-3.11-Documentation", zimit.FILE, "html"),
+    ("Project-Gutenberg-Library", gutenberg.FILE, "gutenberg"),
+    ("freeCodeCamp-JavaScript", freecodecamp.FILE, "freecodecamp"),
+    ("LibreTexts-Chemistry", libretexts.FILE, "libretexts"),
     ("TED", ted.FILE, "ted"),
     ("iFixit", ifixit.FILE, "ifixit"),
 )
 
 _BUILDERS: dict[str, Callable[[Path], Path]] = {
-    "wikipedia": wikipedia.build,
-    "mdwiki": mdwiki.build,
-    "devdocs_python": devdocs.build,
-    "devdocs_cpp": devdocs.build_cpp,
-    "devdocs_postgresql": devdocs.build_postgresql,
-    "stackoverflow": sotoki.build,
-    "math": sotoki.build_math,
-    "Demo_3.11_documentation": zimit.build,
-    "Project_Gutenberg_Library": gutenberg.build,
-    "freeCodeCamp_JavaScript": freecodecamp.build,
-    "LibreTexts_Chemistry": libretexts.build,
-    "TED": ted.build,
-    "iFixit": ifixit.build,
+    wikipedia.FILE: wikipedia.build,
+    mdwiki.FILE: mdwiki.build,
+    devdocs.PYTHON_FILE: devdocs.build,
+    devdocs.CPP_FILE: devdocs.build_cpp,
+    devdocs.POSTGRESQL_FILE: devdocs.build_postgresql,
+    sotoki.SO_FILE: sotoki.build,
+    sotoki.MATH_FILE: sotoki.build_math,
+    zimit.FILE: zimit.build,
+    gutenberg.FILE: gutenberg.build,
+    freecodecamp.FILE: freecodecamp.build,
+    libretexts.FILE: libretexts.build,
+    ted.FILE: ted.build,
+    ifixit.FILE: ifixit.build,
 }
+"""The builder of each demo archive, by its path."""
 
 
 def demo_libraries(*, families: bool = False) -> tuple[tuple[str, str, str], ...]:
@@ -84,8 +86,8 @@ def build_demo_corpus(root: Path, *, families: bool = False) -> Path:
     over an existing corpus replaces each archive atomically.
     """
     root.mkdir(parents=True, exist_ok=True)
-    for name, relative, _adapter in demo_libraries(families=families):
-        _BUILDERS[name](root / relative)
+    for _name, relative, _adapter in demo_libraries(families=families):
+        _BUILDERS[relative](root / relative)
     manifest = root / "corpus.toml"
     manifest.write_text(manifest_text(families=families), encoding="utf-8")
     return manifest

@@ -1,20 +1,30 @@
 """Readable, unique library names from what an archive says about itself (pure).
 
+A library's name is the authority of every ref (``corpus://Python-Docs/library/re``) and
+the ``library`` of every result, so it reads like the project, the way people write it:
+Title-Case words joined by hyphens (``Wikipedia``, ``Python-Docs``, ``Math-SE``,
+``Project-Gutenberg-Library``), brands spelled as their owners spell them (``MDWiki``,
+``iFixit``, ``freeCodeCamp``, ``PostgreSQL``), versions as written (``3.11``). Hyphens,
+because a name holds no space and the hyphen is what a host name joins words with (the
+name stands where a URI's host does): it needs no escape in a ref or a Markdown link,
+and unlike ``_`` it is no emphasis marker in Markdown. Names are unique ignoring case,
+as refs match them.
+
 Kiwix names archives ``{project}_{language}_{selection}`` (``wikipedia_en_all``,
 ``devdocs_en_python``, ``math.stackexchange.com_en_all``; old files start with
 ``kiwix.``) and puts the flavour (``maxi``, ``nopic``...) and the date in the file name.
-A library's name appears in every ref, so it should read like the project
-(``Wikipedia``, ``DevDocs_Python``, ``StackOverflow``, ``Math.SE``) and carry a suffix
-only when two archives would otherwise share it: the language, then the selection,
-then the flavour, then the snapshot, as few of them as tell the archive apart.
+A name is the project's (``Wikipedia``, ``StackOverflow``), a DevDocs archive's subject
+(``Python-Docs``), a Stack Exchange site's (``Math-SE``), and carries a suffix only when
+two archives would otherwise share it: the language, then the selection, then the
+flavour, then the snapshot, as few of them as tell the archive apart, spelled as the
+file name spells them (``Wikipedia-fr``, ``Wikipedia-en-medicine``,
+``Wikipedia-2025-11``): they are Kiwix's codes for the archive, not words.
 
 Archives of the other families are named by their ``Title`` where it reads as a name
-(``Python 3.11 documentation``, ``LibreTexts Chemistry``), since their ``Name`` is often
-a domain; else by the project of their ``Name`` with its brand spelled right (``iFixit``,
-``TED``), a domain by its own label (``docs.python.org``: ``Python``). A name holds no
-space (it is the authority of a ``corpus://Library/path`` ref, and the manifest allows
-ASCII letters, digits, ``_``, ``.`` and ``-``), so the words of a title are joined by
-``_``, as Kiwix's own names join them: ``Python_3.11_documentation``.
+(``Python 3.11 documentation`` becomes ``Python-3.11-Documentation``, ``LibreTexts
+Chemistry`` ``LibreTexts-Chemistry``), since their ``Name`` is often a domain; else by
+the project of their ``Name`` with its brand spelled right (``iFixit``, ``TED``), a
+domain by its own label (``docs.python.org``: ``Python``).
 """
 
 from __future__ import annotations
@@ -36,9 +46,11 @@ MAX_NAME_CHARS = 64
 
 _LANGUAGE = re.compile(r"^(?:[a-z]{2,3}|[a-z]{2,3}-[a-z]{2,8})$")
 _FLAVOURS = ("maxi", "mini", "nopic", "novid", "nodet")
-_INVALID = re.compile(r"[^A-Za-z0-9_.-]+")
+_INVALID = re.compile(r"[^A-Za-z0-9.]+")
+"""What a name's words cannot hold (``-`` joins them)."""
 
-#: Projects whose readable spelling is not just a capital first letter.
+#: Projects whose readable spelling is not just a capital first letter (Kiwix projects,
+#: and subjects of DevDocs archives).
 KNOWN_PROJECTS = {
     "mdwiki": "MDWiki",
     "devdocs": "DevDocs",
@@ -56,6 +68,18 @@ KNOWN_PROJECTS = {
     "libretexts": "LibreTexts",
     "wikihow": "wikiHow",
     "gutenberg": "Gutenberg",
+    "javascript": "JavaScript",
+    "typescript": "TypeScript",
+    "coffeescript": "CoffeeScript",
+    "postgresql": "PostgreSQL",
+    "mysql": "MySQL",
+    "mariadb": "MariaDB",
+    "sqlite": "SQLite",
+    "numpy": "NumPy",
+    "jquery": "jQuery",
+    "php": "PHP",
+    "css": "CSS",
+    "html": "HTML",
 }
 #: Families whose Name conventions the names above are built on: their Title is not used
 #: (it would rename libraries whose refs agents already hold).
@@ -100,14 +124,26 @@ class Identity(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def sanitise(text: str) -> str:
-    """``text`` with runs of characters a name cannot hold turned into one ``_``."""
-    cleaned = _INVALID.sub("_", text.strip())
-    cleaned = re.sub(r"_{2,}", "_", cleaned)
-    return cleaned.strip("_.-")
+    """``text``'s words (runs of ASCII letters, digits and dots, accents taken off)
+    joined by ``-``."""
+    return _INVALID.sub("-", _ascii(text)).strip("-.")
 
 
 def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def _spelt(word: str) -> str:
+    """A word of a name as people write it: a known brand's spelling, a capital first
+    letter for a word in lower case, any other word (``freeCodeCamp``, ``3.11``) as is."""
+    if word != word.lower():
+        return word
+    return KNOWN_PROJECTS.get(word) or _capitalised(word)
+
+
+def title_cased(name: str) -> str:
+    """``name``'s words, each :func:`_spelt`, joined by ``-``."""
+    return "-".join(_spelt(word) for word in sanitise(name).split("-") if word)
 
 
 def _ascii(text: str) -> str:
@@ -117,7 +153,7 @@ def _ascii(text: str) -> str:
 
 
 def title_name(info: ArchiveInfo) -> str:
-    """``info``'s Title as a name (words joined by ``_``), or "" where it does not read
+    """``info``'s Title as a name (words joined by ``-``), or "" where it does not read
     as one: absent (the reader gave the file name), the Name again, a phrase, too long,
     or with characters a name cannot hold."""
     title = " ".join(_ascii(info.title).split())
@@ -130,7 +166,7 @@ def title_name(info: ArchiveInfo) -> str:
         return ""
     if not _TITLE.match(title) or any(word.lower() in _CONNECTIVES for word in words):
         return ""
-    return "_".join(words)
+    return "-".join(words)
 
 
 def identity_of(info: ArchiveInfo) -> Identity:
@@ -174,7 +210,7 @@ def _domain_label(project: str) -> str:
         if len(labels) > 1 and labels[-1].lower() in _SECOND_LEVEL:
             labels.pop()  # example.co.uk
     label = labels[-1] if labels else project
-    return KNOWN_PROJECTS.get(label.lower()) or _capitalised(label)
+    return KNOWN_PROJECTS.get(label.lower()) or label
 
 
 def readable_base(identity: Identity) -> str:
@@ -183,14 +219,14 @@ def readable_base(identity: Identity) -> str:
     if identity.title:
         base = identity.title
     elif project in _DEVDOCS:
-        base = "DevDocs" + (f"_{_capitalised(identity.selection)}" if identity.selection else "")
+        base = f"{identity.selection}-Docs" if identity.selection else "DevDocs"
     elif project.endswith(_STACK_EXCHANGE):
-        base = _capitalised(project.removesuffix(_STACK_EXCHANGE)) + ".SE"
+        base = project.removesuffix(_STACK_EXCHANGE).replace(".", "-") + "-SE"
     elif project in KNOWN_PROJECTS:
         base = KNOWN_PROJECTS[project]
     else:
         base = _domain_label(identity.project)
-    return sanitise(base)[: MAX_NAME_CHARS // 2] or "library"
+    return title_cased(base)[: MAX_NAME_CHARS // 2].strip("-.") or "Library"
 
 
 Dimension = Callable[[Identity], str]
@@ -226,7 +262,7 @@ def _distinguishing_suffix(
 
 def fit_name(base: str, suffix: str) -> str:
     """``base`` + ``suffix`` cut to the name limit, keeping the suffix whole."""
-    return base[: MAX_NAME_CHARS - len(suffix)] + suffix
+    return base[: MAX_NAME_CHARS - len(suffix)].rstrip("-.") + suffix
 
 
 def unique_names(identities: Sequence[Identity]) -> list[str]:
@@ -241,20 +277,20 @@ def unique_names(identities: Sequence[Identity]) -> list[str]:
             continue
         for index in group:
             parts = [sanitise(part) for part in _distinguishing_suffix(index, group, identities)]
-            suffix = "".join(f"_{part}" for part in parts if part)
+            suffix = "".join(f"-{part}" for part in parts if part)
             names[index] = fit_name(bases[index], suffix)
     return deduplicate(names)
 
 
 def deduplicate(names: Sequence[str]) -> list[str]:
-    """``names`` with ``_2``, ``_3``... added where one is taken already (ignoring case)."""
+    """``names`` with ``-2``, ``-3``... added where one is taken already (ignoring case)."""
     taken: set[str] = set()
     unique: list[str] = []
     for name in names:
         candidate, counter = name, 1
         while candidate.lower() in taken:
             counter += 1
-            candidate = fit_name(name, f"_{counter}")
+            candidate = fit_name(name, f"-{counter}")
         taken.add(candidate.lower())
         unique.append(candidate)
     return unique

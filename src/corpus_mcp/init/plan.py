@@ -135,4 +135,4 @@ def _wanted_name(
     mine, theirs = identities[archive.path], identities[newest.path]
     # The snapshot tells an older one apart; the flavour, one of the same snapshot.
     part = sanitise(mine.snapshot if mine.snapshot != theirs.snapshot else mine.flavour)
-    return fit_name(primary_names[newest.path], f"_{part}" if part else "_2")
+    return fit_name(primary_names[newest.path], f"-{part}" if part else "-2")
