@@ -100,8 +100,8 @@ async def test_links_in_a_fetched_document_are_fetchable_over_mcp(url: str, mode
 async def test_an_agent_reads_a_class_then_the_method_it_lists_over_mcp(
     demo_corpus: Path, nursery: trio.Nursery
 ) -> None:
-    """Past the fetch budget (600 here), a class comes with its methods listed by size;
-    the agent fetches one with the ref and its id."""
+    """Past the fetch budget (600 here), a class comes with its first methods, the
+    others listed by size; the agent fetches one with the ref and its id."""
     async with (
         serving(demo_corpus, nursery, FETCH_BUDGET_CHARS="600") as endpoint,
         Client(endpoint) as client,
@@ -118,10 +118,14 @@ async def test_an_agent_reads_a_class_then_the_method_it_lists_over_mcp(
                 "fetch", {"ref": cls["ref"], "sections": ["threading.Thread.join"]}
             )
         )
-    assert "Past 600 chars, subsections are left out" in (tools["fetch"].description or "")
-    assert [s["id"] for s in cls["sections"]] == ["threading.Thread"]
+    assert "Up to 600 chars in order" in (tools["fetch"].description or "")
+    assert [s["id"] for s in cls["sections"]] == [
+        "threading.Thread",
+        "threading.Thread.start",
+        "threading.Thread.run",
+    ]
     assert cls["truncated"] is True
-    assert len(listed) == 4
+    assert list(listed) == ["threading.Thread.join", "threading.Thread.daemon"]
     [method] = join["sections"]
     assert method["title"] == "join(timeout=None)"
     assert len(method["title"]) + len(method["content"]) == listed["threading.Thread.join"]
