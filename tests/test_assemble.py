@@ -118,6 +118,18 @@ def test_a_continuation_asks_for_a_section_from_an_offset() -> None:
         assert info.value.payload()["missing_sections"] == [wrong]
 
 
+def test_a_continuation_named_by_words_starts_at_the_line_holding_them() -> None:
+    document = _long_doc()
+    content = document.sections[1].content
+    # Read as search reads the view: no link target, no code or emphasis marks.
+    row = assemble.resolve_asked(document, ["long@~jsonb_set replaces a value"])
+    assert row.starts == {"long": content.index("| `jsonb_set`")}
+    linked = assemble.resolve_asked(document, ["long@~with a link in"])
+    assert linked.starts == {"long": content.index("A second")}
+    # Words the text does not hold: the section from its start.
+    assert assemble.resolve_asked(document, ["long@~no such words"]).starts == {}
+
+
 def test_a_continuation_asked_with_its_section_says_where_it_starts() -> None:
     document = _long_doc()
     offset = document.sections[1].content.index("The last")

@@ -130,3 +130,35 @@ async def test_an_agent_reads_a_class_then_the_method_it_lists_over_mcp(
     assert method["title"] == "join(timeout=None)"
     assert len(method["title"]) + len(method["content"]) == listed["threading.Thread.join"]
     assert join["truncated"] is False
+
+
+async def test_the_hints_of_a_long_section_deliver_the_part_that_matched_over_mcp(
+    demo_corpus: Path, nursery: trio.Nursery
+) -> None:
+    """The section hinted is longer than a fetch answer (600 here) and matched past what
+    one answer from its start holds: search hints it again from the part that matched,
+    and fetching the hints delivers that part."""
+    async with (
+        serving(demo_corpus, nursery, FETCH_BUDGET_CHARS="600") as endpoint,
+        Client(endpoint) as client,
+    ):
+        found = structured(await client.call_tool("search", {"query": "super", "limit": 3}))
+        [hit] = [
+            r for r in found["results"] if r["ref"] == "corpus://devdocs_python/library/functions"
+        ]
+        hints = [s["id"] for s in hit["relevant_sections"]]
+        fetched = structured(
+            await client.call_tool("fetch", {"ref": hit["ref"], "sections": hints})
+        )
+        alone = structured(
+            await client.call_tool("fetch", {"ref": hit["ref"], "sections": ["super"]})
+        )
+    assert hints[:2] == ["super", "super@~there"]
+    text = " ".join(s["content"] for s in fetched["sections"])
+    assert "There are two typical use cases for super" in text
+    assert hit["snippet"].startswith("There are two typical use cases for super")
+    # From the section's start, one answer does not reach it: the rest is listed.
+    assert "There are two typical use cases" not in " ".join(
+        s["content"] for s in alone["sections"]
+    )
+    assert any(s["id"].startswith("super@") and s.get("chars") for s in alone["available_sections"])

@@ -12,7 +12,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 import msgspec
 
-from corpus_mcp import folding, refs
+from corpus_mcp import folding, locating, refs
 from corpus_mcp.document import Document, Section, walk
 from corpus_mcp.errors import CorpusError
 from corpus_mcp.folding import Omitted
@@ -136,8 +136,10 @@ def resolve_asked(document: Document, requested: Sequence[str]) -> Asked:
     ``section_not_found`` error listing the document's sections.
 
     A continuation names a section's text from a place on: ``<id>@<offset>`` (a fetch
-    that cut the section lists it). Asked for together with its section, a continuation
-    says where the section starts (the earliest one, when several are asked for).
+    that cut the section lists it) or ``<id>@~<words>`` (search hints it, where the
+    words are: :mod:`corpus_mcp.locating`; words not found start at the section's
+    start). Asked for together with its section, a continuation says where the section
+    starts (the earliest one, when several are asked for).
     """
     index = section_index(document)
     ids: list[str] = []
@@ -170,10 +172,12 @@ def resolve_asked(document: Document, requested: Sequence[str]) -> Asked:
 def _continuation(index: Mapping[str, Section], sid: str) -> tuple[Section, int] | None:
     """The section a continuation id names and the offset it starts at (0: the
     section's start); None when ``sid`` names no continuation of a section here."""
-    base, mark, _offset = sid.rpartition(folding.CONTINUED)
+    base, mark, where = sid.rpartition(folding.CONTINUED)
     section = index.get(base) if mark else None
     if section is None:
         return None
+    if where.startswith(locating.WORDS):
+        return section, locating.locate(section.content, where[1:]) or 0
     parsed = folding.continued(sid)
     if parsed is None or not 0 < parsed[1] < len(section.content):
         return None

@@ -29,7 +29,7 @@ from typing import Final, TypeVar, cast
 import msgspec
 import trio
 
-from corpus_mcp import assemble, folding, metrics, ranking, refs
+from corpus_mcp import assemble, folding, locating, metrics, ranking, refs
 from corpus_mcp.adapters import Adapter, get_adapter
 from corpus_mcp.admission import Admission, Busy
 from corpus_mcp.cache import ByteLRU
@@ -559,6 +559,11 @@ class Corpus:
         hints = ranking.result_hints(
             query, document, landing, words, landing_answers=answers, terms=terms
         )
+        # A hinted section too long for one fetch answer is hinted again from the part
+        # that matched, so that fetching the hints delivers it.
+        delivered = locating.with_locators(
+            query, document.title, terms, hints, self.settings.fetch_budget_chars
+        )
         return SearchResult(
             ref=refs.encode(library, path),
             library=library,
@@ -568,7 +573,7 @@ class Corpus:
             snippet=ranking.snippet(
                 query, document, within=hints[0][0] if hints else None, terms=terms
             ),
-            relevant_sections=[SectionRef(sid, title) for sid, title in hints],
+            relevant_sections=[SectionRef(sid, title) for sid, title in delivered],
         )
 
     # -- fetch ------------------------------------------------------------------------
