@@ -37,7 +37,7 @@ from corpus_mcp.demo import build_demo_corpus
 from corpus_mcp.init.command import write_manifest
 from corpus_mcp.wire import FetchOutput
 
-from .conftest import SHARED_ZIMS, settings_for
+from .conftest import SHARED_ZIMS, settings_for, write_libraries
 from .mcp_helpers import serving, structured
 
 #: Documents fetched per library, sampled with a fixed seed where a library holds more.
@@ -54,19 +54,14 @@ def _shared_manifest(folder: Path) -> Path:
     """Every archive of ../shared/zims but the broken ones, served with the adapters
     ``corpus-mcp init`` picks, older snapshots enabled too."""
     written = write_manifest(SHARED_ZIMS, folder / "init.toml", force=True, progress=io.StringIO())
-    lines = ["version = 1"]
-    for entry in written.entries:
-        if entry.path.startswith("invalid/"):
-            continue
-        lines += [
-            "[[library]]",
-            f'name = "{entry.name}"',
-            f'path = "{entry.path}"',
-            f'adapter = "{entry.adapter}"',
-        ]
-    manifest = folder / "shared.toml"
-    manifest.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return manifest
+    return write_libraries(
+        folder / "shared.toml",
+        [
+            (entry.name, entry.path, entry.adapter, True)
+            for entry in written.entries
+            if not entry.path.startswith("invalid/")
+        ],
+    )
 
 
 def _shared_present() -> bool:
@@ -81,23 +76,24 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _shared_manifest(tmp_path_factory.mktemp("shared"))
 
 
+@pytest.fixture
+async def client(shared: Path, nursery: trio.Nursery) -> AsyncIterator[Client]:
+    """An MCP client of a real server over the shared archives."""
+    async with serving(shared, nursery, SHARED_ZIMS) as url, Client(url) as connected:
+        yield connected
+
+
 def _size(answer: dict[str, Any]) -> int:
     return sum(len(s["title"]) + len(s["content"]) for s in answer["sections"])
 
 
 async def test_a_section_with_no_text_of_its_own_brings_its_first_subsections_over_mcp(
-    shared: Path, nursery: trio.Nursery
+    client: Client,
 ) -> None:
-    async with (
-        serving(shared, nursery, SHARED_ZIMS) as url,
-        Client(url) as client,
-    ):
-        ref = refs.encode("Wikipedia_ray_charles_2018-10", "Ray_Charles")
-        career = structured(await client.call_tool("fetch", {"ref": ref, "sections": ["Career"]}))
-        listed = [s for s in career["available_sections"] if s.get("chars")]
-        later = structured(
-            await client.call_tool("fetch", {"ref": ref, "sections": [listed[0]["id"]]})
-        )
+    ref = refs.encode("Wikipedia_ray_charles_2018-10", "Ray_Charles")
+    career = structured(await client.call_tool("fetch", {"ref": ref, "sections": ["Career"]}))
+    listed = [s for s in career["available_sections"] if s.get("chars")]
+    later = structured(await client.call_tool("fetch", {"ref": ref, "sections": [listed[0]["id"]]}))
     heading, *periods = career["sections"]
     assert (heading["id"], heading["content"]) == ("Career", "")
     assert [s["title"][:9] for s in periods] == ["1945–1952", "1952–1959"]
@@ -108,15 +104,9 @@ async def test_a_section_with_no_text_of_its_own_brings_its_first_subsections_ov
     assert _size(later) == listed[0]["chars"] and later["truncated"] is False
 
 
-async def test_a_whole_document_comes_in_order_up_to_the_budget_over_mcp(
-    shared: Path, nursery: trio.Nursery
-) -> None:
-    async with (
-        serving(shared, nursery, SHARED_ZIMS) as url,
-        Client(url) as client,
-    ):
-        ref = refs.encode("Python_3.11_documentation", "docs.python.org/3.11/tutorial/classes.html")
-        classes = structured(await client.call_tool("fetch", {"ref": ref}))
+async def test_a_whole_document_comes_in_order_up_to_the_budget_over_mcp(client: Client) -> None:
+    ref = refs.encode("Python_3.11_documentation", "docs.python.org/3.11/tutorial/classes.html")
+    classes = structured(await client.call_tool("fetch", {"ref": ref}))
     assert [s["title"] for s in classes["sections"]] == [
         "9. Classes",
         "9.1. A Word About Names and Objects",
