@@ -205,6 +205,42 @@ def test_a_section_asked_for_is_cut_to_what_is_left_when_a_quarter_of_the_budget
     assert rest.continues == "second" and rest.id == continuation_id("second", len(kept) + 2)
 
 
+def test_sections_asked_for_inside_others_come_once_in_document_order() -> None:
+    page = _class_page()
+    folded = fold_sections(_roots(page, "objects"), ["Cls.m4", "objects", "Cls"], budget=10_000)
+    assert _ids(folded) == [s.id for s in walk(_roots(page, "objects"))]
+    assert folded.omitted == []
+
+
+def test_after_a_section_asked_for_is_cut_the_others_asked_for_are_listed() -> None:
+    long = _long("long")
+    folded = fold_sections([long, _section("c", 2, 100)], ["long", "c"], budget=1_000)
+    assert _ids(folded) == ["long"]
+    [rest, listed] = folded.omitted
+    assert rest.continues == "long" and listed == Omitted(id="c", chars=100)
+
+
+def test_a_continuation_asked_for_that_does_not_fit_is_listed_as_asked() -> None:
+    long = _long("long")
+    offset = cutting.cut(long.content, 1_000).rest_at
+    first = _section("a", 2, 1_900)
+    folded = fold_sections([first, long], ["a", "long"], budget=2_000, starts={"long": offset})
+    assert _ids(folded) == ["a"]
+    [listed] = folded.omitted
+    assert listed.id == continuation_id("long", offset) and listed.continues is None
+    assert listed.chars == len(long.title) + len(long.content) - offset
+
+
+def test_a_text_after_headings_that_used_the_budget_still_comes() -> None:
+    # The headings (a 900-character title) leave 100 characters; the first text, 150,
+    # comes anyway: never less than a quarter of the budget for it.
+    heading = Section(id="h", title="H" * 900, level=2, children=[_section("t", 3, 150)])
+    folded = fold_sections([heading], ["h"], budget=1_000)
+    assert _ids(folded) == ["h", "t"]
+    assert folded.sections[1].content == heading.children[0].content
+    assert folded.omitted == []
+
+
 def test_a_section_asked_for_that_does_not_fit_is_listed_and_the_others_still_come() -> None:
     sections = [_section("a", 2, 1_800), _section("b", 2, 1_500), _section("c", 2, 100)]
     folded = fold_sections(sections, ["a", "b", "c"], budget=2_000)

@@ -62,6 +62,25 @@ def test_a_match_a_fetch_from_the_start_reaches_is_not_named() -> None:
     ]
 
 
+def test_an_early_match_in_a_long_section_is_not_named() -> None:
+    document = Document(
+        path="functions",
+        title="Functions",
+        kind="documentation",
+        sections=[Section(id="table", title="T", level=2, content=f"{ROW}\n\n{FILLER}")],
+    )
+    terms = index_document(document)
+    assert locating.matched_words("jsonb_set", "Functions", terms, "table", 1_000) is None
+
+
+def test_a_part_whose_first_words_all_came_before_is_not_named() -> None:
+    earlier = "The value is replaced by a copy of the path."
+    deep = "The value is replaced by a copy of the path when the array grows."
+    document = _document(deep, filler=f"{earlier}\n\n{FILLER}")
+    terms = index_document(document)
+    assert locating.matched_words("replaced copy array", "Functions", terms, "table", 1_000) is None
+
+
 def test_as_many_words_as_tell_the_part_from_what_precedes_it() -> None:
     earlier = "The value is replaced in place."
     deep = "The value is replaced by a copy when the path names an array element."

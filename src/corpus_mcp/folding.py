@@ -184,8 +184,8 @@ class _Filler:
         yet or the section alone is larger than the budget (and half of it is left).
         False when it was not taken whole: a fill stops there, unless the section was
         asked for and not cut (the other sections asked for still come)."""
-        if self.stopped or id(section) in self.taken:
-            return not self.stopped
+        if self.stopped:
+            return False
         text = self.text(section)
         size = len(section.title) + len(text)
         left = self.budget - self.used

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from corpus_mcp.document import LIST, TABLE
+from corpus_mcp.folding import CONTINUED
 from corpus_mcp.ranking.passages import flatten_inline
 from corpus_mcp.ranking.terms import DocumentTerms
 from corpus_mcp.ranking.text import APOSTROPHES, TOKEN, stem_set, stems_of, term_in, topic_terms
@@ -51,7 +52,7 @@ def with_locators(
         out.append((sid, heading))
         words = matched_words(query, title, terms, sid, budget)
         if words is not None:
-            out.append((f"{sid}@{WORDS}{words}", heading))
+            out.append((f"{sid}{CONTINUED}{WORDS}{words}", heading))
     return out
 
 
@@ -113,8 +114,6 @@ def _units(terms: DocumentTerms, index: int) -> list[str]:
 def _first_words(words: Sequence[str], earlier: Sequence[str]) -> str | None:
     """The fewest first ``words`` of a part (up to :data:`MAX_WORDS`) that no earlier
     text holds in a row: the first line holding them is the part's."""
-    if not words:
-        return None
     seen = [_words(text) for text in earlier]
     for count in range(1, min(len(words), MAX_WORDS) + 1):
         run = words[:count]
