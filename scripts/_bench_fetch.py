@@ -153,7 +153,7 @@ def report_fetch(fetched: Sequence[Fetched]) -> list[Goal]:
     ]
     table(headers, rows)
     print(
-        "  corpus-mcp answers clean Markdown within MAX_FETCH_CHARS (100,000), "
+        "  corpus-mcp answers clean Markdown filled up to FETCH_BUDGET_CHARS (8,000), "
         "kiwix-serve the raw HTML"
     )
     summary = f"{met} of {len(fetched)} articles; {largest}"

@@ -11,7 +11,7 @@ import os
 import shutil
 import tempfile
 import tomllib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -181,6 +181,11 @@ def full_corpus(demo_corpus: Path) -> Path:
                 shutil.copyfile(SHARED_ZIMS / file, target)
             libraries.append((name, f"real/{file}", "mediawiki", True))
     libraries.append(("retired", "retired/gone.zim", "mediawiki", False))
+    return write_libraries(root / "full.toml", libraries)
+
+
+def write_libraries(manifest: Path, libraries: Iterable[tuple[str, str, str, bool]]) -> Path:
+    """A manifest at ``manifest`` serving ``libraries`` (name, path, adapter, enabled)."""
     lines = ["version = 1"]
     for name, path, adapter, enabled in libraries:
         lines += [
@@ -190,7 +195,6 @@ def full_corpus(demo_corpus: Path) -> Path:
             f'adapter = "{adapter}"',
             f"enabled = {str(enabled).lower()}",
         ]
-    manifest = root / "full.toml"
     manifest.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return manifest
 

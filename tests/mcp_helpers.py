@@ -21,12 +21,16 @@ from .server_process import corpus_environment
 
 
 @asynccontextmanager
-async def serving(manifest: Path, nursery: trio.Nursery, **env: str) -> AsyncIterator[str]:
+async def serving(
+    manifest: Path, nursery: trio.Nursery, root: Path | None = None, **env: str
+) -> AsyncIterator[str]:
     """A hypercorn server on a free loopback port over the corpus at ``manifest`` (its
-    folder is CORPUS_ROOT); yields the MCP endpoint URL, stops the server on exit."""
-    settings = load_settings(corpus_environment(manifest, MCP_HOST="127.0.0.1", **env))
-    settings = msgspec.structs.replace(settings, mcp_port=0)
-    async with open_corpus(settings, load_manifest(manifest, manifest.parent)) as corpus:
+    folder is CORPUS_ROOT, unless ``root``); yields the MCP endpoint URL, stops the
+    server on exit."""
+    folder = root or manifest.parent
+    environ = corpus_environment(manifest, MCP_HOST="127.0.0.1", CORPUS_ROOT=str(folder), **env)
+    settings = msgspec.structs.replace(load_settings(environ), mcp_port=0)
+    async with open_corpus(settings, load_manifest(manifest, folder)) as corpus:
         stop = trio.Event()
         binds = await nursery.start(partial(serve, corpus, settings, shutdown_trigger=stop.wait))
         try:

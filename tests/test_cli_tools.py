@@ -120,11 +120,18 @@ def test_fetch_lists_what_it_left_out_for_size(demo_corpus: Path) -> None:
         folded.stdout,
         re.MULTILINE,
     ), folded.stdout
-    # The class's own text larger than the largest answer: cut, its methods still listed.
+    # The class's own text larger than the answer (MAX_FETCH_CHARS, the older cap, bounds
+    # the budget): cut, its rest listed as a continuation to fetch next.
     cut = run("fetch", ref, env={**env, "MAX_FETCH_CHARS": "100"})
     assert cut.code == 0, cut.stderr
+    assert "This constructor should" in cut.stdout
     assert "target is the callable object" not in cut.stdout
-    assert "threading.Thread.join (join(timeout=None)) 179 chars" in cut.stdout
+    assert re.search(
+        r"^- +threading\.Thread@\d+ \(class threading\.Thread\(.*\) \(continued\)\) "
+        r"\d+ chars, left out for size$",
+        cut.stdout,
+        re.MULTILINE,
+    ), cut.stdout
 
 
 def test_tool_errors_exit_1_with_the_message_on_stderr(demo_corpus: Path) -> None:

@@ -63,7 +63,6 @@ def test_defaults_are_the_documented_ones() -> None:
         mcp_port=8000,
         search_limit=5,
         search_max_limit=10,
-        max_fetch_chars=100000,
         fetch_budget_chars=8000,
         search_workers=8,
         search_max_consecutive=2,
@@ -128,7 +127,6 @@ def test_every_variable_is_read() -> None:
         mcp_port=9000,
         search_limit=3,
         search_max_limit=20,
-        max_fetch_chars=5000,
         fetch_budget_chars=3000,
         search_workers=2,
         search_max_consecutive=4,
@@ -151,6 +149,24 @@ def test_every_variable_is_read() -> None:
         index_dir=Path("/var/cache/indexes"),
         index_priority="low",
     )
+
+
+@pytest.mark.parametrize(
+    ("environ", "budget"),
+    [
+        ({}, 8000),
+        ({"FETCH_BUDGET_CHARS": "12000"}, 12000),
+        # MAX_FETCH_CHARS, the older cap, bounds the budget where set: as before issue 30,
+        # an answer holds at most the smaller of the two.
+        ({"MAX_FETCH_CHARS": "5000"}, 5000),
+        ({"MAX_FETCH_CHARS": "100000"}, 8000),
+        ({"MAX_FETCH_CHARS": "100000", "FETCH_BUDGET_CHARS": "8000"}, 8000),
+        ({"MAX_FETCH_CHARS": "600", "FETCH_BUDGET_CHARS": "100000"}, 600),
+        ({"MAX_FETCH_CHARS": " ", "FETCH_BUDGET_CHARS": "9000"}, 9000),
+    ],
+)
+def test_one_fetch_budget_and_its_older_cap(environ: dict[str, str], budget: int) -> None:
+    assert load_settings(environ).fetch_budget_chars == budget
 
 
 def test_the_index_folder_defaults_to_the_user_cache(tmp_path: Path) -> None:

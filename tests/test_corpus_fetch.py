@@ -128,18 +128,21 @@ def _size(out: FetchOutput) -> int:
     return sum(len(s.title) + len(s.content) for s in out.sections)
 
 
-async def test_a_class_over_the_budget_lists_its_methods_with_their_sizes(
+async def test_a_class_over_the_budget_brings_its_first_methods_and_lists_the_others(
     folding_corpus: Corpus,
 ) -> None:
     out = await folding_corpus.fetch(THREADING + "#threading.Thread", None)
-    [cls] = out.sections
+    cls, *methods = out.sections
     assert cls.id == "threading.Thread" and cls.title.startswith("class threading.Thread(")
+    # Filled in document order up to the budget: the methods that fit come, the fill
+    # stops at the first that does not, and the rest are listed with their sizes.
+    assert [s.id for s in methods] == ["threading.Thread.start", "threading.Thread.run"]
+    assert _size(out) <= 600
     assert out.truncated is True
     left_out = {s.id: s for s in out.available_sections if s.chars}
-    methods = ["start", "run", "join", "daemon"]
-    assert list(left_out) == [f"threading.Thread.{m}" for m in methods]
+    assert list(left_out) == ["threading.Thread.join", "threading.Thread.daemon"]
     assert {s.level for s in left_out.values()} == {cls.level + 1}
-    # Each listed size is what fetching that id returns; the whole is the page's.
+    # Each listed size is what fetching that id returns.
     for sid, listed in left_out.items():
         method = await folding_corpus.fetch(out.ref, [sid])
         assert [s.id for s in method.sections] == [sid]
@@ -154,11 +157,13 @@ async def test_a_method_asked_for_with_its_class_comes_without_the_others(
     assert [s.id for s in out.sections] == ["threading.Thread", "threading.Thread.join"]
 
 
-async def test_a_whole_document_over_the_budget_is_its_lead_and_its_sections_listed(
+async def test_a_whole_document_over_the_budget_is_filled_in_order_and_the_rest_listed(
     folding_corpus: Corpus, corpus: Corpus
 ) -> None:
     whole = await corpus.fetch(THREADING, None)
     out = await folding_corpus.fetch(THREADING, None)
+    # The lead fits; "Thread Objects" would be a bare heading (its class does not fit
+    # after it): it is listed whole with "Lock Objects".
     assert [s.id for s in out.sections] == [""]
     assert out.sections == whole.sections[:1]
     left_out = {s.id: s.chars for s in out.available_sections if s.chars}
@@ -181,9 +186,7 @@ async def test_every_section_of_a_folded_document_is_reachable(folding_corpus: C
     assert everything and seen == everything
 
 
-async def test_the_fetch_budget_is_no_larger_than_the_largest_answer(
-    full_corpus: Path,
-) -> None:
+async def test_the_older_cap_bounds_the_fetch_budget(full_corpus: Path) -> None:
     settings = settings_for(full_corpus, FETCH_BUDGET_CHARS="100000", MAX_FETCH_CHARS="600")
     async with open_corpus(settings, load_manifest(full_corpus, full_corpus.parent)) as small:
         out = await small.fetch(THREADING, None)

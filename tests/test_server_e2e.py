@@ -100,8 +100,8 @@ async def test_links_in_a_fetched_document_are_fetchable_over_mcp(url: str, mode
 async def test_an_agent_reads_a_class_then_the_method_it_lists_over_mcp(
     demo_corpus: Path, nursery: trio.Nursery
 ) -> None:
-    """Past the fetch budget (600 here), a class comes with its methods listed by size;
-    the agent fetches one with the ref and its id."""
+    """Past the fetch budget (600 here), a class comes with its first methods, the
+    others listed by size; the agent fetches one with the ref and its id."""
     async with (
         serving(demo_corpus, nursery, FETCH_BUDGET_CHARS="600") as endpoint,
         Client(endpoint) as client,
@@ -118,11 +118,47 @@ async def test_an_agent_reads_a_class_then_the_method_it_lists_over_mcp(
                 "fetch", {"ref": cls["ref"], "sections": ["threading.Thread.join"]}
             )
         )
-    assert "Past 600 chars, subsections are left out" in (tools["fetch"].description or "")
-    assert [s["id"] for s in cls["sections"]] == ["threading.Thread"]
+    assert "Up to 600 chars in order" in (tools["fetch"].description or "")
+    assert [s["id"] for s in cls["sections"]] == [
+        "threading.Thread",
+        "threading.Thread.start",
+        "threading.Thread.run",
+    ]
     assert cls["truncated"] is True
-    assert len(listed) == 4
+    assert list(listed) == ["threading.Thread.join", "threading.Thread.daemon"]
     [method] = join["sections"]
     assert method["title"] == "join(timeout=None)"
     assert len(method["title"]) + len(method["content"]) == listed["threading.Thread.join"]
     assert join["truncated"] is False
+
+
+async def test_the_hints_of_a_long_section_deliver_the_part_that_matched_over_mcp(
+    demo_corpus: Path, nursery: trio.Nursery
+) -> None:
+    """The section hinted is longer than a fetch answer (600 here) and matched past what
+    one answer from its start holds: search hints it again from the part that matched,
+    and fetching the hints delivers that part."""
+    async with (
+        serving(demo_corpus, nursery, FETCH_BUDGET_CHARS="600") as endpoint,
+        Client(endpoint) as client,
+    ):
+        found = structured(await client.call_tool("search", {"query": "super", "limit": 3}))
+        [hit] = [
+            r for r in found["results"] if r["ref"] == "corpus://devdocs_python/library/functions"
+        ]
+        hints = [s["id"] for s in hit["relevant_sections"]]
+        fetched = structured(
+            await client.call_tool("fetch", {"ref": hit["ref"], "sections": hints})
+        )
+        alone = structured(
+            await client.call_tool("fetch", {"ref": hit["ref"], "sections": ["super"]})
+        )
+    assert hints[:2] == ["super", "super@~there"]
+    text = " ".join(s["content"] for s in fetched["sections"])
+    assert "There are two typical use cases for super" in text
+    assert hit["snippet"].startswith("There are two typical use cases for super")
+    # From the section's start, one answer does not reach it: the rest is listed.
+    assert "There are two typical use cases" not in " ".join(
+        s["content"] for s in alone["sections"]
+    )
+    assert any(s["id"].startswith("super@") and s.get("chars") for s in alone["available_sections"])

@@ -52,7 +52,7 @@ SECRET = "/srv/secret/archive.zim"
 class FakeCorpus:
     """A scripted corpus: ``limit`` results per search, errors on request, calls recorded."""
 
-    libraries = ("wiki", "docs")
+    libraries: tuple[str, ...] = ("wiki", "docs")
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, Any, Any]] = []
@@ -116,8 +116,11 @@ def make_settings(**environ: str) -> Settings:
     return msgspec.structs.replace(settings, mcp_port=0)
 
 
-async def start(nursery: trio.Nursery, settings: Settings) -> Served:
+async def start(
+    nursery: trio.Nursery, settings: Settings, libraries: tuple[str, ...] = ("wiki", "docs")
+) -> Served:
     corpus = FakeCorpus()
+    corpus.libraries = libraries
     binds = await nursery.start(
         partial(serve, corpus, settings, shutdown_trigger=trio.sleep_forever)
     )
@@ -309,32 +312,47 @@ async def test_tool_schemas_are_the_pinned_ones(
     assert tools[name].output_schema == output_schema
 
 
-async def test_the_tool_list_is_small(served: Served) -> None:
+#: The development kit's eleven libraries (../shared/eval-dev): the names a realistic
+#: corpus lists in the search tool's description.
+KIT_LIBRARIES = (
+    "Wikipedia", "Wiki-Mini", "Django-Docs", "Flask-Docs", "Django-SE", "Node-Docs",
+    "Git-Docs", "Postgres-Docs", "Git-SE", "Pandas-Docs", "Rust-Docs",
+)  # fmt: skip
+
+
+async def test_the_tool_list_is_small_as_sent(nursery: trio.Nursery) -> None:
+    """Every agent request carries the tool list: at most 3,000 characters as the
+    server sends it (the whole JSON-RPC response), for the kit's eleven libraries."""
+    served = await start(nursery, make_settings(), libraries=KIT_LIBRARIES)
+    async with Client(served.url) as client:
+        # A real MCP session (handshake, then tools/list) gets the tools whole...
+        listed = (await client.list_tools()).tools
+    assert [tool.name for tool in listed] == ["search", "fetch"]
+    assert ", ".join(KIT_LIBRARIES) in (listed[0].description or "")
     async with httpx.AsyncClient() as http:
         response = await http.post(
             served.url,
             json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
             headers=JSON_HEADERS,
         )
-    listed = json.dumps(response.json()["result"], ensure_ascii=False, separators=(",", ":"))
-    assert len(listed) <= 3000, len(listed)
+    # ... and what the server sends for them is the list an agent's requests carry.
+    assert response.json()["result"]["tools"] == [
+        tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in listed
+    ]
+    assert len(response.content) <= 3000, len(response.content)
 
 
 @pytest.mark.parametrize("name", ["search", "fetch"])
-async def test_tools_are_titled_read_only_idempotent_and_closed_world(
-    served: Served, name: str
-) -> None:
+async def test_tools_are_titled_read_only_and_closed_world(served: Served, name: str) -> None:
     async with Client(served.url) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     tool = tools[name]
     assert tool.title
     assert tool.annotations is not None
     hints = tool.annotations
-    assert (hints.read_only_hint, hints.idempotent_hint, hints.open_world_hint) == (
-        True,
-        True,
-        False,
-    )
+    assert (hints.read_only_hint, hints.open_world_hint) == (True, False)
+    # Meaningful only for a tool that writes (MCP): left out of a reader's list.
+    assert (hints.idempotent_hint, hints.destructive_hint) == (None, None)
 
 
 async def test_descriptions_teach_the_workflow_and_the_errors(served: Served) -> None:
@@ -344,15 +362,14 @@ async def test_descriptions_teach_the_workflow_and_the_errors(served: Served) ->
     assert "wiki, docs" in search  # the libraries served
     assert "relevant_sections" in search
     assert "`fetch`" in search
-    assert "opaque" in fetch
+    assert "`ref`: as given" in fetch
     assert "available_sections" in fetch
     # The budget, and how to reach what it leaves out.
-    assert "Past 8000 chars, subsections are left out: listed with `chars`" in fetch
+    assert "Up to 8000 chars in order; the rest listed with `chars`: fetch those next" in fetch
     # The error contract is said once, for both tools: where errors come, their shape,
     # and that the message says what to do (each code's message does).
-    assert 'isError, text {"error":CODE,"message":...}' in search
-    assert "do what the message says" in search
-    assert "Errors: as for search." in fetch
+    assert "isError, JSON {error, message}: do as it says." in search
+    assert "Errors: as search." in fetch
 
 
 # -- calls --------------------------------------------------------------------------

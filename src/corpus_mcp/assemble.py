@@ -12,9 +12,10 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 
 import msgspec
 
-from corpus_mcp import refs
+from corpus_mcp import folding, locating, refs
 from corpus_mcp.document import Document, Section, walk
 from corpus_mcp.errors import CorpusError
+from corpus_mcp.folding import Omitted
 from corpus_mcp.wire import AvailableSection, FetchedSection
 
 #: The most sections ``available_sections`` lists beyond those returned and theirs.
@@ -22,19 +23,21 @@ MAX_LISTED = 40
 
 
 def available_sections(
-    document: Document, returned: Collection[str] = (), omitted: Mapping[str, int] | None = None
+    document: Document, returned: Collection[str] = (), omitted: Sequence[Omitted] = ()
 ) -> list[AvailableSection]:
     """The document's fetchable sections in document order, the lead first.
 
     This list goes with every fetch, and a reference page can hold hundreds of sections
     (Node's ``fs``: 274, 23 K characters of list for a 10 K answer; Flask's API page:
     514 entries): beyond :data:`MAX_LISTED` sections it is the outline, as many levels
-    from the top as fit, plus the sections ``returned``, those ``omitted`` (section id ->
-    size: left out of the answer for size, listed with their ``chars``) and those they
-    are in. Every listed section says in ``unlisted`` how many sections under it are not
-    listed (fetch it, or ask for one of them, to see them).
+    from the top as fit, plus the sections ``returned``, those ``omitted`` (left out of
+    the answer for size, listed with their ``chars``) and those they are in. Every
+    listed section says in ``unlisted`` how many sections under it are not listed (fetch
+    it, or ask for one of them, to see them). The continuation of a section cut
+    (``<id>@<offset>``, the rest of its text) follows it.
     """
-    sizes = omitted or {}
+    sizes = {o.id: o.chars for o in omitted if o.continues is None}
+    rests = {o.continues: o for o in omitted if o.continues is not None}
     parents: dict[int, Section | None] = {}
     order: list[Section] = []
 
@@ -45,12 +48,13 @@ def available_sections(
             visit(section.children, section)
 
     visit(document.sections, None)
-    wanted = set(returned) | sizes.keys()
+    known = {s.id for s in order}
+    wanted = {_continued_section(sid, known) for sid in returned} | sizes.keys() | rests.keys()
     # A short document, or a whole one returned (a fetch of a large page lists all of
     # it either way): every section, none hiding any.
-    whole = len(wanted) >= len(order) and wanted.issuperset(s.id for s in order)
+    whole = len(wanted) >= len(order) and wanted.issuperset(known)
     if len(order) <= MAX_LISTED or whole:
-        return [AvailableSection(s.id, s.title, s.level, chars=sizes.get(s.id, 0)) for s in order]
+        return _with_rests([(s, 0) for s in order], sizes, rests)
     depth: dict[int, int] = {}
     for section in order:
         parent = parents[id(section)]
@@ -77,11 +81,34 @@ def available_sections(
             holder = parents[id(holder)]
         if holder is not None:
             hidden[id(holder)] = hidden.get(id(holder), 0) + 1
-    return [
-        AvailableSection(s.id, s.title, s.level, hidden.get(id(s), 0), sizes.get(s.id, 0))
-        for s in order
-        if id(s) in listed
-    ]
+    return _with_rests([(s, hidden.get(id(s), 0)) for s in order if id(s) in listed], sizes, rests)
+
+
+def _with_rests(
+    listed: Sequence[tuple[Section, int]], sizes: Mapping[str, int], rests: Mapping[str, Omitted]
+) -> list[AvailableSection]:
+    """The listed sections (each with the number of sections it hides), a section cut
+    followed by its continuation."""
+    out: list[AvailableSection] = []
+    for section, hidden in listed:
+        out.append(
+            AvailableSection(
+                section.id, section.title, section.level, hidden, sizes.get(section.id, 0)
+            )
+        )
+        rest = rests.get(section.id)
+        if rest is not None:
+            title = f"{section.title} (continued)".strip()
+            out.append(AvailableSection(rest.id, title, section.level, chars=rest.chars))
+    return out
+
+
+def _continued_section(section_id: str, known: Collection[str]) -> str:
+    """The section a returned id is: itself, or the one a continuation continues."""
+    if section_id in known:
+        return section_id
+    parsed = folding.continued(section_id)
+    return parsed[0] if parsed is not None else section_id
 
 
 def section_index(document: Document) -> dict[str, Section]:
@@ -95,18 +122,42 @@ def section_index(document: Document) -> dict[str, Section]:
     return index
 
 
-def select_sections(document: Document, requested: Sequence[str]) -> list[Section]:
-    """The requested sections (aliases resolved), each with its subsections, in document
-    order, duplicates collapsed.
+class Asked(msgspec.Struct, frozen=True, gc=False):
+    """Section ids as a fetch reads them: each one asked for as its section's own id
+    (aliases resolved, a continuation as the section it continues), in the order asked,
+    duplicates collapsed; and where each continuation asked for starts, by section id."""
 
-    A section whose subtree already holds another requested section carries it, except
-    for API entries: a section asked for together with entries under it comes without
-    its children, followed by what was asked for inside it. Asking for a heading and
-    one entry under it (as search hints do) returns the heading's own text and that
-    entry, not every entry under the heading.
+    ids: list[str]
+    starts: dict[str, int]
+
+
+def resolve_asked(document: Document, requested: Sequence[str]) -> Asked:
+    """The sections ``requested`` names (see :class:`Asked`); an id naming none is a
+    ``section_not_found`` error listing the document's sections.
+
+    A continuation names a section's text from a place on: ``<id>@<offset>`` (a fetch
+    that cut the section lists it) or ``<id>@~<words>`` (search hints it, where the
+    words are: :mod:`corpus_mcp.locating`; words not found start at the section's
+    start). Asked for together with its section, a continuation says where the section
+    starts (the earliest one, when several are asked for).
     """
     index = section_index(document)
-    missing = [sid for sid in dict.fromkeys(requested) if sid not in index]
+    ids: list[str] = []
+    starts: dict[str, int] = {}
+    missing: list[str] = []
+    for sid in dict.fromkeys(requested):
+        section = index.get(sid)
+        start = 0
+        if section is None:
+            continued = _continuation(index, sid)
+            if continued is None:
+                missing.append(sid)
+                continue
+            section, start = continued
+        if start:
+            starts[section.id] = min(starts.get(section.id, start), start)
+        if section.id not in ids:
+            ids.append(section.id)
     if missing:
         raise CorpusError(
             "section_not_found",
@@ -115,7 +166,36 @@ def select_sections(document: Document, requested: Sequence[str]) -> list[Sectio
             missing_sections=missing,
             available_sections=msgspec.to_builtins(available_sections(document)),
         )
-    wanted = {id(index[sid]) for sid in requested}
+    return Asked(ids=ids, starts=starts)
+
+
+def _continuation(index: Mapping[str, Section], sid: str) -> tuple[Section, int] | None:
+    """The section a continuation id names and the offset it starts at (0: the
+    section's start); None when ``sid`` names no continuation of a section here."""
+    base, mark, where = sid.rpartition(folding.CONTINUED)
+    section = index.get(base) if mark else None
+    if section is None:
+        return None
+    if where.startswith(locating.WORDS):
+        return section, locating.locate(section.content, where[1:]) or 0
+    parsed = folding.continued(sid)
+    if parsed is None or not 0 < parsed[1] < len(section.content):
+        return None
+    return section, parsed[1]
+
+
+def select_sections(document: Document, requested: Sequence[str]) -> list[Section]:
+    """The requested sections (aliases and continuations resolved, :func:`resolve_asked`),
+    each with its subsections, in document order, duplicates collapsed.
+
+    A section whose subtree already holds another requested section carries it, except
+    for API entries: a section asked for together with entries under it comes without
+    its children, followed by what was asked for inside it. Asking for a heading and
+    one entry under it (as search hints do) returns the heading's own text and that
+    entry, not every entry under the heading.
+    """
+    index = section_index(document)
+    wanted = {id(index[sid]) for sid in resolve_asked(document, requested).ids}
     chosen: list[Section] = []
 
     def visit(sections: list[Section]) -> None:

@@ -82,12 +82,11 @@ ENV_VARIABLES: tuple[EnvVariable, ...] = (
     ),
     EnvVariable("SEARCH_LIMIT", "5", "results per search when the agent gives no limit"),
     EnvVariable("SEARCH_MAX_LIMIT", "10", "largest limit an agent may ask for"),
-    EnvVariable("MAX_FETCH_CHARS", "100000", "largest fetch answer, in characters"),
     EnvVariable(
         "FETCH_BUDGET_CHARS",
         "8000",
-        "a fetched section comes with its subsections (a document whole) within this many "
-        "characters; beyond, they are listed",
+        "a fetch answer fills up to this many characters in document order and lists what "
+        "it left out (MAX_FETCH_CHARS, where set, bounds it too: the older cap)",
     ),
     EnvVariable("SEARCH_WORKERS", "8", "libzim calls running at once, all libraries"),
     EnvVariable("SEARCH_MAX_CONSECUTIVE", "2", "most results in a row from one library"),
@@ -158,7 +157,11 @@ ENV_VARIABLES: tuple[EnvVariable, ...] = (
         "~/.cache/corpus-mcp/indexes; the image: /indexes); writable, apart from the corpus",
     ),
 )
+#: The fetch answer's older hard cap (issue 30 made FETCH_BUDGET_CHARS the one budget),
+#: read where set: a deployment setting it keeps its answers that small.
+FETCH_CAP_ALIAS = "MAX_FETCH_CHARS"
 _DEFAULTS = {variable.name: variable.default for variable in ENV_VARIABLES}
+_DEFAULTS[FETCH_CAP_ALIAS] = _DEFAULTS["FETCH_BUDGET_CHARS"]
 #: More parse workers (or serving processes) than this only costs memory on any machine
 #: this serves.
 MAX_PARSE_WORKERS = 64
@@ -232,10 +235,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     mcp_port: int
     search_limit: int
     search_max_limit: int
-    max_fetch_chars: int
     fetch_budget_chars: int
-    """Beyond this, a fetch lists a section's subsections (a document's sections) instead
-    of returning them (:mod:`corpus_mcp.folding`)."""
+    """A fetch fills its answer up to this many characters and lists what it left out
+    (:mod:`corpus_mcp.folding`)."""
     search_workers: int
     search_max_consecutive: int
     log_queries: bool
@@ -411,8 +413,7 @@ def load_settings(
         mcp_port=env.integer("MCP_PORT", minimum=0, maximum=65535),
         search_limit=env.integer("SEARCH_LIMIT"),
         search_max_limit=env.integer("SEARCH_MAX_LIMIT"),
-        max_fetch_chars=env.integer("MAX_FETCH_CHARS"),
-        fetch_budget_chars=env.integer("FETCH_BUDGET_CHARS"),
+        fetch_budget_chars=_fetch_budget(env),
         search_workers=env.integer("SEARCH_WORKERS"),
         search_max_consecutive=env.integer("SEARCH_MAX_CONSECUTIVE"),
         log_queries=env.boolean("LOG_QUERIES"),
@@ -456,6 +457,16 @@ def load_settings(
     if env.errors:
         raise ConfigError("invalid settings:\n  " + "\n  ".join(env.errors))
     return settings
+
+
+def _fetch_budget(env: _EnvReader) -> int:
+    """FETCH_BUDGET_CHARS, bounded by MAX_FETCH_CHARS where that is set: before they
+    became one budget, an answer held at most the smaller of the two (its subsections
+    within the one, any answer within the other), so every setting keeps its size."""
+    budget = env.integer("FETCH_BUDGET_CHARS")
+    if env.environ.get(FETCH_CAP_ALIAS, "").strip():
+        return min(budget, env.integer(FETCH_CAP_ALIAS))
+    return budget
 
 
 def _index_dir(env: _EnvReader) -> Path:

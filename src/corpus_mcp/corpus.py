@@ -29,7 +29,7 @@ from typing import Final, TypeVar, cast
 import msgspec
 import trio
 
-from corpus_mcp import assemble, folding, metrics, ranking, refs
+from corpus_mcp import assemble, folding, locating, metrics, ranking, refs
 from corpus_mcp.adapters import Adapter, get_adapter
 from corpus_mcp.admission import Admission, Busy
 from corpus_mcp.cache import ByteLRU
@@ -559,6 +559,11 @@ class Corpus:
         hints = ranking.result_hints(
             query, document, landing, words, landing_answers=answers, terms=terms
         )
+        # A hinted section too long for one fetch answer is hinted again from the part
+        # that matched, so that fetching the hints delivers it.
+        delivered = locating.with_locators(
+            query, document.title, terms, hints, self.settings.fetch_budget_chars
+        )
         return SearchResult(
             ref=refs.encode(library, path),
             library=library,
@@ -568,14 +573,14 @@ class Corpus:
             snippet=ranking.snippet(
                 query, document, within=hints[0][0] if hints else None, terms=terms
             ),
-            relevant_sections=[SectionRef(sid, title) for sid, title in hints],
+            relevant_sections=[SectionRef(sid, title) for sid, title in delivered],
         )
 
     # -- fetch ------------------------------------------------------------------------
 
     async def fetch(self, ref: str, sections: list[str] | None) -> FetchOutput:
-        """The document a ref names, whole or by section ids, folded to the fetch budget
-        (:mod:`corpus_mcp.folding`)."""
+        """The document a ref names, whole or by section ids, filled up to the fetch
+        budget (:mod:`corpus_mcp.folding`)."""
         with one_reader_per_call():
             return await self._fetch(ref, sections)
 
@@ -622,15 +627,16 @@ class Corpus:
             wanted = [landing]
         else:
             wanted = None
-        budget, cap = self.settings.fetch_budget_chars, self.settings.max_fetch_chars
+        budget = self.settings.fetch_budget_chars
         if wanted is None:
-            folded = folding.fold_document(document, budget=budget, cap=cap)
+            folded = folding.fold_document(document, budget=budget)
         else:
+            resolved = assemble.resolve_asked(document, wanted)
             folded = folding.fold_sections(
                 assemble.select_sections(document, wanted),
-                asked=[index[sid].id for sid in wanted],
+                resolved.ids,
                 budget=budget,
-                cap=cap,
+                starts=resolved.starts,
             )
         exists = await self._existing(library, assemble.link_paths(folded.sections))
         chosen = assemble.without_dead_links(
@@ -647,9 +653,9 @@ class Corpus:
             or msgspec.UNSET,
             sections=chosen,
             available_sections=assemble.available_sections(
-                document, [s.id for s in chosen], {s.id: s.chars for s in folded.omitted}
+                document, [s.id for s in chosen], folded.omitted
             ),
-            truncated=folded.cut or bool(folded.omitted),
+            truncated=folded.truncated,
         )
         # Not from an archive another file has replaced since (as for search answers).
         if not readers_replaced():

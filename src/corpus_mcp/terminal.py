@@ -122,12 +122,8 @@ def render_fetch(output: FetchOutput) -> str:
         lines.append(section.content)
     returned = {section.id for section in output.sections}
     others = [section for section in output.available_sections if section.id not in returned]
-    left_out = any(section.chars for section in others)
-    # Truncated with nothing left out: the one section returned was cut to MAX_FETCH_CHARS.
-    cut = output.truncated and not left_out
-    if cut or others:
-        reason = "cut to the largest answer; " if cut else ""
-        lines += ["", "---", f"{reason}other sections (--section ID):"]
+    if others:
+        lines += ["", "---", "other sections (--section ID):"]
         lines += [
             f"- {'  ' * max(s.level - 2, 0)}{s.id} ({s.title})"
             + (f" {s.chars:,} chars, left out for size" if s.chars else "")

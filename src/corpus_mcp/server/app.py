@@ -179,9 +179,7 @@ class ToolHandlers:
                 libraries,
                 default_limit=self.settings.search_limit,
                 max_limit=self.settings.search_max_limit,
-                fetch_budget_chars=min(
-                    self.settings.fetch_budget_chars, self.settings.max_fetch_chars
-                ),
+                fetch_budget_chars=self.settings.fetch_budget_chars,
             )
             self._tools = (libraries, built)
         return self._tools[1]

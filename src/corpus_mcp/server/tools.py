@@ -3,10 +3,11 @@
 The input schemas come from the msgspec argument Structs below and the output schemas
 from :mod:`corpus_mcp.wire`, so what is advertised and what is validated or returned
 cannot drift apart. Every request of an agent carries this list, so it is kept small:
-the descriptions say the search -> fetch workflow, that refs are opaque, and the error
-contract once, briefly (each error's message says what to do next), and the schemas are
-exact but compact (:func:`_compact`): 2,995 characters for the nine libraries of the
-development kit, where the list was 6,987 with every error code spelled out twice.
+the descriptions say the search -> fetch workflow, that refs are passed as given, what a
+fetch answer holds, and the error contract once, briefly (each error's message says what
+to do next), and the schemas are exact but compact (:func:`_compact`): 2,999 characters
+as sent (the JSON-RPC response) for the eleven libraries of the development kit, where
+the list was 6,987 with every error code spelled out twice.
 """
 
 from __future__ import annotations
@@ -69,24 +70,24 @@ class FetchArgs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     sections: SectionIds | msgspec.UnsetType = msgspec.UNSET
 
 
-ERROR_HELP = 'Errors: isError, text {"error":CODE,"message":...}: do what the message says.'
+ERROR_HELP = "Errors: isError, JSON {error, message}: do as it says."
 
 
-def _search_description(libraries: Sequence[str], default_limit: int, max_limit: int) -> str:
+def _search_description(libraries: Sequence[str], max_limit: int) -> str:
     served = ", ".join(libraries) if libraries else "none"
     return (
         f"Search offline libraries: {served}. Then `fetch` a result's `ref` with its "
-        f"`relevant_sections` ids as `sections`. Fewer than `limit` (default {default_limit}, "
-        f"max {max_limit}) results: no others were close. {ERROR_HELP}"
+        f"`relevant_sections` ids as `sections`. Under `limit` (max {max_limit}) results: "
+        f"no other was close. {ERROR_HELP}"
     )
 
 
 def _fetch_description(fetch_budget_chars: int) -> str:
     return (
-        "Read a document as Markdown sections. `ref`: unchanged (opaque; `#anchor` picks "
-        "its section). `sections`: ids from search or `available_sections`; omit for all. "
-        f"Past {fetch_budget_chars} chars, subsections are left out: listed with `chars` "
-        "(size). Text links are refs; `#id`: a section here. Errors: as for search."
+        "A document as Markdown sections. `ref`: as given (`#anchor`: its section). "
+        "`sections`: ids from search or `available_sections`; none: all. Up to "
+        f"{fetch_budget_chars} chars in order; the rest listed with `chars`: fetch those "
+        "next. Links are refs; `#id`: a section here. Errors: as search."
     )
 
 
@@ -171,9 +172,10 @@ def fetch_input_schema() -> dict[str, Any]:
 
 
 def _annotations() -> types.ToolAnnotations:
-    # The tool's own title names it; the annotations say it only reads, the same answer
-    # each time, from a closed world (a destructive hint means nothing for a reader).
-    return types.ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+    # The tool's own title names it; the annotations say it only reads, from a closed
+    # world. The destructive and idempotent hints mean something only for a tool that
+    # writes (MCP: "meaningful only when readOnlyHint == false"): a reader leaves them out.
+    return types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
 def build_tools(
@@ -186,7 +188,7 @@ def build_tools(
         types.Tool(
             name=SEARCH,
             title=search_title,
-            description=_search_description(libraries, default_limit, max_limit),
+            description=_search_description(libraries, max_limit),
             input_schema=search_input_schema(default_limit, max_limit),
             output_schema=_object_schema(SearchOutput),
             annotations=_annotations(),
