@@ -90,7 +90,7 @@ def _size(answer: dict[str, Any]) -> int:
 async def test_a_section_with_no_text_of_its_own_brings_its_first_subsections_over_mcp(
     client: Client,
 ) -> None:
-    ref = refs.encode("Wikipedia_ray_charles_2018-10", "Ray_Charles")
+    ref = refs.encode("Wikipedia-ray-charles-2018-10", "Ray_Charles")
     career = structured(await client.call_tool("fetch", {"ref": ref, "sections": ["Career"]}))
     listed = [s for s in career["available_sections"] if s.get("chars")]
     later = structured(await client.call_tool("fetch", {"ref": ref, "sections": [listed[0]["id"]]}))
@@ -105,7 +105,7 @@ async def test_a_section_with_no_text_of_its_own_brings_its_first_subsections_ov
 
 
 async def test_a_whole_document_comes_in_order_up_to_the_budget_over_mcp(client: Client) -> None:
-    ref = refs.encode("Python_3.11_documentation", "docs.python.org/3.11/tutorial/classes.html")
+    ref = refs.encode("Python-3.11-Documentation", "docs.python.org/3.11/tutorial/classes.html")
     classes = structured(await client.call_tool("fetch", {"ref": ref}))
     assert [s["title"] for s in classes["sections"]] == [
         "9. Classes",

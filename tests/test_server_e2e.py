@@ -144,7 +144,7 @@ async def test_the_hints_of_a_long_section_deliver_the_part_that_matched_over_mc
     ):
         found = structured(await client.call_tool("search", {"query": "super", "limit": 3}))
         [hit] = [
-            r for r in found["results"] if r["ref"] == "corpus://devdocs_python/library/functions"
+            r for r in found["results"] if r["ref"] == "corpus://Python-Docs/library/functions"
         ]
         hints = [s["id"] for s in hit["relevant_sections"]]
         fetched = structured(
