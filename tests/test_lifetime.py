@@ -11,14 +11,14 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
-from pathlib import Path
 
 import pytest
 
 from corpus_mcp.lifetime import parent_alive
 
-#: Far above what a process takes to go: a failsafe, never what is measured.
+from .process_tree import GONE_SECONDS, killed_at_the_end, process, wait_all_gone
+
+#: A failsafe, never what is measured: how long a process may take to say something.
 GUARD_SECONDS = 30.0
 
 linux_only = pytest.mark.skipif(
@@ -85,45 +85,24 @@ class Lines:
             pytest.fail(f"nothing said in {GUARD_SECONDS:.0f} s")
 
 
-def gone(pid: int) -> bool:
-    """Whether no process has that pid any more (a zombie counts as gone)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return True
-    return state in ("Z", "X")
-
-
-def wait_gone(pid: int) -> None:
-    deadline = time.monotonic() + GUARD_SECONDS
-    while not gone(pid):
-        if time.monotonic() > deadline:
-            pytest.fail(f"process {pid} still alive {GUARD_SECONDS:.0f} s after its parent died")
-        time.sleep(0.05)
-
-
 @linux_only
 def test_a_child_outlives_the_thread_that_started_it_and_ends_with_its_parent() -> None:
     parent = subprocess.Popen(
         [sys.executable, "-c", PARENT, CHILD], stdout=subprocess.PIPE, text=True
     )
     lines = Lines(parent)
-    try:
+    with killed_at_the_end(parent):
         assert lines.next() == "armed"
         # The thread that forked it ended: the kernel signalled the child, which saw its
         # parent alive and stayed.
         assert lines.next() == "signalled, still here"
-        child = int(lines.next())
-        assert not gone(child)
+        child = process(int(lines.next()))
+        assert child is not None
         parent.send_signal(signal.SIGKILL)
-        parent.wait(timeout=GUARD_SECONDS)
-        wait_gone(child)
-    finally:
-        if parent.poll() is None:
-            parent.kill()
-            parent.wait()
-        assert parent.stdout is not None
-        parent.stdout.close()
+        parent.wait(timeout=GONE_SECONDS)
+        wait_all_gone([child], groups=False)
+    assert parent.stdout is not None
+    parent.stdout.close()
 
 
 def test_a_child_whose_parent_is_gone_before_it_asks_ends_at_once() -> None:

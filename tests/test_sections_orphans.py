@@ -12,7 +12,8 @@ import subprocess
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
@@ -29,83 +30,22 @@ from corpus_mcp.sections.store import ShardDone, ShardWriter, shard_done, shard_
 from corpus_mcp.zim import ZimReader
 from corpus_mcp.zim.xapian_pool import xapian
 
+from .process_tree import (
+    GONE_SECONDS,
+    POLL_SECONDS,
+    Process,
+    killed_at_the_end,
+    process,
+    tree,
+    wait_all_gone,
+)
 from .server_process import CORPUS_MCP, ServerProcess, server_environment
 
-#: Failsafes, never what is measured: how long the processes of a killed build get to
-#: go (they go within a second or two), and how long a build or a server may take.
-GONE_SECONDS = 60.0
+#: A failsafe, never what is measured: how long a build or a server may take.
 BUILD_SECONDS = 600.0
-POLL_SECONDS = 0.05
 #: Articles of the generated Wikipedia: a few seconds of indexing, many chunks.
 ARTICLES = 600
 LIBRARY = "Wikipedia-Large"
-
-
-# -- processes ---------------------------------------------------------------------------
-
-
-class Process(NamedTuple):
-    pid: int
-    ppid: int
-    group: int
-    started: int
-    """Clock ticks after boot (with the pid: this process, not one that reused its pid)."""
-    command: str
-
-
-def process(pid: int) -> Process | None:
-    """The live process of that pid (None: none, or a zombie)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-    fields = stat.rsplit(")", 1)[1].split()
-    if fields[0] in ("Z", "X"):
-        return None
-    return Process(pid, int(fields[1]), int(fields[2]), int(fields[19]), command)
-
-
-def processes() -> list[Process]:
-    found = (process(int(name)) for name in os.listdir("/proc") if name.isdigit())
-    return [p for p in found if p is not None]
-
-
-def tree(root: int) -> list[Process]:
-    """Every live process of ``root``'s process group, and every descendant of root."""
-    every = processes()
-    children: dict[int, list[Process]] = defaultdict(list)
-    for each in every:
-        children[each.ppid].append(each)
-    found = {p.pid: p for p in every if p.group == root}
-    waiting = [root]
-    while waiting:
-        for child in children[waiting.pop()]:
-            if child.pid not in found:
-                found[child.pid] = child
-            waiting.append(child.pid)
-    return sorted(found.values())
-
-
-def alive(known: list[Process], *, groups: bool) -> list[Process]:
-    """Which of ``known`` still live, with any process whose parent is one of them, and
-    (``groups``) any in their process groups."""
-    pids = {p.pid: p for p in known}
-    in_groups = {p.group for p in known} if groups else set()
-    living = [p for p in (process(pid) for pid in pids) if p and p.started == pids[p.pid].started]
-    strays = [p for p in processes() if p.group in in_groups or p.ppid in pids]
-    return sorted({*living, *strays})
-
-
-def wait_all_gone(known: list[Process], *, groups: bool = True) -> None:
-    """Until none of ``known`` lives, nor any process they started, nor (``groups``) any
-    in their process groups."""
-    deadline = time.monotonic() + GONE_SECONDS
-    while left := alive(known, groups=groups):
-        if time.monotonic() > deadline:
-            listing = "\n".join(f"{p.pid} (parent {p.ppid}) {p.command[:120]}" for p in left)
-            pytest.fail(f"alive {GONE_SECONDS:.0f} s after the kill:\n{listing}")
-        time.sleep(POLL_SECONDS)
 
 
 def eventually(what: str, condition: Callable[[], bool], running: subprocess.Popen[bytes]) -> None:
@@ -214,7 +154,7 @@ def test_a_killed_index_command_leaves_no_process_and_the_next_run_continues(
             stderr=err,
             start_new_session=True,  # a process group of its own
         )
-    try:
+    with killed_at_the_end(command):
         eventually("a chunk committed", committed_a_chunk(folder, wikipedia.key), command)
         building = tree(command.pid)
         # The command, its fork server and workers (and multiprocessing's resource tracker).
@@ -223,10 +163,6 @@ def test_a_killed_index_command_leaves_no_process_and_the_next_run_continues(
         command.send_signal(signal.SIGKILL)
         command.wait(timeout=GONE_SECONDS)
         wait_all_gone(building)
-    finally:
-        if command.poll() is None:
-            command.kill()
-            command.wait()
     assert not IndexFolder(folder).file(wikipedia.key).exists(), "built after its end"
     again = run_index(wikipedia, folder)
     assert again.returncode == 0, again.stderr
@@ -267,11 +203,25 @@ def start_server(wikipedia: Wikipedia, folder: Path, log: Path, **env: str) -> S
     return server
 
 
-def builder(processes: list[Process]) -> Process:
-    """The build child among a server's processes."""
-    children = [p for p in processes if "corpus_mcp.sections.build" in p.command]
-    assert len(children) == 1, processes
-    return children[0]
+class Building(NamedTuple):
+    """A server building in the background: its processes, the build child among them."""
+
+    server: ServerProcess
+    processes: list[Process]
+    child: Process
+
+
+@contextmanager
+def server_building(wikipedia: Wikipedia, folder: Path, **env: str) -> Iterator[Building]:
+    """A server whose background build into ``folder`` has committed a chunk (killed at
+    the end of the block if still running)."""
+    server = start_server(wikipedia, folder, folder.with_name("serve.log"), **env)
+    with killed_at_the_end(server.process):
+        eventually("a chunk committed", committed_a_chunk(folder, wikipedia.key), server.process)
+        processes = tree(server.process.pid)
+        children = [p for p in processes if "corpus_mcp.sections.build" in p.command]
+        assert len(children) == 1, processes
+        yield Building(server, processes, children[0])
 
 
 @pytest.mark.slow
@@ -279,32 +229,20 @@ def test_a_serving_process_killed_while_it_builds_leaves_no_process(
     wikipedia: Wikipedia, clean_records: list[object], tmp_path: Path
 ) -> None:
     folder = tmp_path / "indexes"
-    server = start_server(wikipedia, folder, tmp_path / "serve.log", PARSE_WORKERS="2")
-    try:
-        eventually("a chunk committed", committed_a_chunk(folder, wikipedia.key), server.process)
-        serving = tree(server.process.pid)
-        child = builder(serving)
+    with server_building(wikipedia, folder, PARSE_WORKERS="2") as (server, serving, child):
         assert child.ppid == server.process.pid
         assert any("multiprocessing.forkserver" in p.command for p in serving), serving
         server.process.send_signal(signal.SIGKILL)
         server.process.wait(timeout=GONE_SECONDS)
         wait_all_gone(serving)
         assert not IndexFolder(folder).file(wikipedia.key).exists(), "built after its end"
-    finally:
-        if server.process.poll() is None:
-            server.process.kill()
-            server.process.wait()
     # The next server continues the build, says so, and serves the index.
     again = start_server(wikipedia, folder, tmp_path / "again.log")
-    try:
-        ready = IndexFolder(folder).file(wikipedia.key)
+    ready = IndexFolder(folder).file(wikipedia.key)
+    with killed_at_the_end(again.process):
         eventually("the index published", ready.is_file, again.process)
         again.wait_for_log(f"(process {child.pid}) stopped before it finished")
         assert again.stop() == 0
-    finally:
-        if again.process.poll() is None:
-            again.process.kill()
-            again.process.wait()
     assert index_records(ready) == clean_records
 
 
@@ -313,10 +251,7 @@ def test_serving_processes_killed_while_one_builds_leave_no_process(
     wikipedia: Wikipedia, clean_records: list[object], tmp_path: Path
 ) -> None:
     folder = tmp_path / "indexes"
-    server = start_server(wikipedia, folder, tmp_path / "serve.log", WORKERS="2")
-    try:
-        eventually("a chunk committed", committed_a_chunk(folder, wikipedia.key), server.process)
-        child = builder(tree(server.process.pid))
+    with server_building(wikipedia, folder, WORKERS="2") as (server, _, child):
         building = process(child.ppid)
         assert building is not None and building.ppid != server.process.pid  # a serving process
         os.kill(building.pid, signal.SIGKILL)
@@ -330,10 +265,6 @@ def test_serving_processes_killed_while_one_builds_leave_no_process(
         server.process.send_signal(signal.SIGKILL)
         server.process.wait(timeout=GONE_SECONDS)
         wait_all_gone(supervised)
-    finally:
-        if server.process.poll() is None:
-            server.process.kill()
-            server.process.wait()
     finished = run_index(wikipedia, folder)
     assert finished.returncode == 0, finished.stderr
     assert index_records(IndexFolder(folder).file(wikipedia.key)) == clean_records
