@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
+import msgspec
 import pytest
 
 from corpus_mcp.demo import DEMO_LIBRARIES
@@ -24,7 +25,7 @@ from corpus_mcp.demo.wikipedia_like import build_large_corpus
 from corpus_mcp.sections import build
 from corpus_mcp.sections.analysis import Analyser
 from corpus_mcp.sections.build import BuildJob, build_index, main
-from corpus_mcp.sections.catalog import BuildProgress, IndexFolder, archive_key
+from corpus_mcp.sections.catalog import BuildOwner, BuildProgress, IndexFolder, archive_key
 from corpus_mcp.sections.records import redirect_record
 from corpus_mcp.sections.store import ShardDone, ShardWriter, shard_done, shard_held
 from corpus_mcp.zim import ZimReader
@@ -297,6 +298,40 @@ def test_a_build_claims_the_folder_and_an_earlier_builds_workers_commit_nothing_
     third, _ = folder.claim("key", "lib")
     folder.release(third)
     assert folder.claim("key", "lib")[1] is None, "a build that ended leaves no record"
+
+
+def test_a_folder_without_a_readable_owner_record_has_no_owner(tmp_path: Path) -> None:
+    folder = IndexFolder(tmp_path / "indexes")
+    with folder.fence("any") as ours:
+        assert not ours, "no owner record: no build owns the folder"
+    folder.root.mkdir()
+    (folder.root / "build.owner").write_bytes(b"{not json")
+    owner, earlier = folder.claim("key", "lib")
+    assert earlier is None
+    (folder.root / "build.owner").unlink()
+    folder.release(owner)  # nothing to empty
+    assert not (folder.root / "build.owner").exists()
+
+
+def test_what_an_earlier_build_left_is_said() -> None:
+    said: list[str] = []
+    progress = BuildProgress(
+        pid=1, entries_done=0, entries_total=100, pages=0, sections=0, updated=0.0
+    )
+    other = BuildOwner(token="t", pid=42, key="other", library="Wiki", started=0.0)
+    build._say_resumed(said.append, other, "key", progress)
+    assert said == [
+        "an earlier build of Wiki's index (process 42) stopped before it finished (killed?); "
+        "its next build continues it"
+    ]
+    said.clear()
+    same = msgspec.structs.replace(other, key="key")
+    build._say_resumed(said.append, same, "key", progress)
+    assert said[0].endswith("(killed?); it committed nothing")
+    said.clear()
+    resumed = msgspec.structs.replace(progress, entries_done=40)
+    build._say_resumed(said.append, other, "key", resumed)
+    assert said[1] == "continuing from what earlier runs committed: 40 of 100 entries"
 
 
 def test_a_claim_waits_for_a_commit_in_progress(tmp_path: Path) -> None:
