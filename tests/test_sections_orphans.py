@@ -76,7 +76,7 @@ def wikipedia(
     """A generated Wikipedia of :data:`ARTICLES` articles (from the demo Wikipedia's text:
     no ../shared needed) and its corpus.toml."""
     folder = tmp_path_factory.mktemp("wikipedia")
-    built = build_large_corpus(folder, articles=ARTICLES, sources=[demo_archives["wikipedia"]])
+    built = build_large_corpus(folder, articles=ARTICLES, sources=[demo_archives["Wikipedia"]])
     uuid = ZimReader(built.path, direct_index=False).info.uuid
     return Wikipedia(folder / "corpus.toml", built.path, archive_key(uuid, "mediawiki"))
 
@@ -372,8 +372,8 @@ def test_a_chunk_is_committed_whole_or_not_at_all(tmp_path: Path) -> None:
 def test_shards_a_live_process_still_writes_are_set_aside_and_their_chunks_done_again(
     demo_archives: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    archive = demo_archives["stackoverflow"]
-    adapter = next(a for name, _, a in DEMO_LIBRARIES if name == "stackoverflow")
+    archive = demo_archives["StackOverflow"]
+    adapter = next(a for name, _, a in DEMO_LIBRARIES if name == "StackOverflow")
     clean_folder = tmp_path / "clean"
     build_index(
         BuildJob(archive=archive, adapter=adapter, folder=clean_folder, library="so"), processes=1
@@ -413,6 +413,6 @@ def test_shards_a_live_process_still_writes_are_set_aside_and_their_chunks_done_
 def test_the_build_child_refuses_a_parent_that_is_no_pid(
     demo_archives: dict[str, Path], tmp_path: Path
 ) -> None:
-    archive = str(demo_archives["math"])
+    archive = str(demo_archives["Math-SE"])
     assert main([archive, "stackexchange", str(tmp_path), "math", "normal", "me"]) == 2
     assert main([archive, "stackexchange", str(tmp_path), "math", "normal", "1", "2"]) == 2
