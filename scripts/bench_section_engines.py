@@ -158,7 +158,7 @@ class _Extractor(build._Worker):
     adapter, names and ``chunk``), its records kept instead of written."""
 
     def __init__(self, job: build.BuildJob, scratch: Path) -> None:
-        super().__init__(job, scratch)
+        super().__init__(job, scratch, build.WorkerGuard(folder=scratch))
         self.writer.close()  # the empty shard it opened is not used
         self.collected = _Collected()
         self.writer = self.collected

@@ -134,7 +134,11 @@ def test_several_processes_build_the_same_index(
     indexes: Path, demo_archives: dict[str, Path], tmp_path: Path
 ) -> None:
     archive = demo_archives["StackOverflow"]
-    meta = build_index(job_for(archive, "stackexchange", tmp_path), processes=2)
+    job = job_for(archive, "stackexchange", tmp_path)
+    with pytest.raises(RuntimeError, match="holds no build lock"):
+        build_index(job, processes=2)  # its workers would commit nothing
+    with IndexFolder(tmp_path).build_lock(wait=True):
+        meta = build_index(job, processes=2)
     alone = open_index(indexes, archive, "stackexchange")
     assert (meta.documents, meta.sections) == (alone.meta.documents, alone.meta.sections)
     together = open_index(tmp_path, archive, "stackexchange")

@@ -14,6 +14,20 @@ into the index file (:func:`store.publish`) and the build folder goes.
 ``corpus-mcp index`` runs this with one worker per usable CPU; a serving process runs it
 in a child process of its own, one worker, at the lowest CPU priority
 (:mod:`corpus_mcp.sections.manager`).
+
+A build folder has one writer, whatever happens to the processes building it:
+
+- every process a build starts ends with the one that started it, SIGKILL included
+  (:mod:`corpus_mcp.lifetime`: the pool's fork server ends with the build process, each
+  worker with the fork server, :mod:`corpus_mcp.sections.forkserver`; the child a
+  serving process starts ends with that process);
+- a worker commits a chunk behind the folder's fence (:meth:`IndexFolder.fence`), only
+  while its build still owns the folder (its token, written when the build claimed the
+  folder, and the build lock held), and its parent lives; else it ends, writing nothing.
+  It checks the same before each chunk;
+- a build claims the folder once no earlier build's worker is committing, says what an
+  earlier build left (killed part-way; processes of it still holding shards, whose
+  shards it sets aside), and continues from what was committed.
 """
 
 from __future__ import annotations
@@ -24,9 +38,10 @@ import multiprocessing
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
@@ -36,9 +51,11 @@ import msgspec
 from corpus_mcp.adapters import Adapter, get_adapter
 from corpus_mcp.companions import read_companions
 from corpus_mcp.gather import entry_title
+from corpus_mcp.lifetime import end_now, end_with_parent, parent_alive
 from corpus_mcp.ranking.text import title_key
+from corpus_mcp.sections import forkserver
 from corpus_mcp.sections.analysis import Analyser
-from corpus_mcp.sections.catalog import BuildProgress, IndexFolder, archive_key
+from corpus_mcp.sections.catalog import BuildOwner, BuildProgress, IndexFolder, archive_key
 from corpus_mcp.sections.records import NamesByAnchor, SectionRecord, records, redirect_record
 from corpus_mcp.sections.store import (
     INDEX_FORMAT,
@@ -47,6 +64,7 @@ from corpus_mcp.sections.store import (
     ShardWriter,
     publish,
     shard_done,
+    shard_held,
 )
 from corpus_mcp.zim import ZimError, ZimReader
 from corpus_mcp.zim.xapian_pool import xapian
@@ -88,6 +106,18 @@ class BuildStamp(msgspec.Struct, frozen=True, kw_only=True):
     """Time spent by earlier runs."""
 
 
+class WorkerGuard(msgspec.Struct, frozen=True, kw_only=True):
+    """What a worker checks before each chunk and as it commits one: that its build
+    still wants it. Failing that, it ends (:func:`corpus_mcp.lifetime.end_now`)."""
+
+    folder: Path
+    """The index folder (its fence)."""
+    token: str | None = None
+    """The build's token, when another process owns the build (a pool worker)."""
+    parent: int | None = None
+    """The process this one ends with (None: none)."""
+
+
 class ChunkDone(msgspec.Struct, frozen=True):
     chunk: int
     entries: int
@@ -104,10 +134,15 @@ def build_index(
     *,
     processes: int,
     progress: Callable[[BuildProgress, float], None] | None = None,
+    notice: Callable[[str], None] | None = None,
+    parent: int | None = None,
 ) -> IndexMeta:
     """Build ``job``'s index, continuing an interrupted build, and publish it; the
-    caller holds the folder's build lock. ``progress`` gets the build's progress and the
-    seconds this run has taken, after each chunk. Raises :class:`BuildFailed`."""
+    caller holds the folder's build lock (worker processes commit only while it is held:
+    without it, a build with more than one process raises RuntimeError). ``progress``
+    gets the build's progress and the seconds this run has taken, after each chunk;
+    ``notice`` what is said of what an earlier build left; ``parent``: the process this
+    one ends with (checked before each chunk and commit). Raises :class:`BuildFailed`."""
     started = time.monotonic()
     try:
         reader = ZimReader(job.archive, direct_index=False)
@@ -125,33 +160,24 @@ def build_index(
         adapter=job.adapter,
         adapter_version=adapter.version,
     )
+    if processes > 1 and not folder.building():
+        raise RuntimeError(f"build_index: the caller holds no build lock in {folder.root}")
+    owner: BuildOwner | None = None
     try:
-        total = info.entry_count
-        stamp = _prepare(work, stamp, chunk_entries(total, processes))
-        chunks = _plan(total, stamp.chunk_entries)
-        done = _done(work)
-        todo = [c for c in chunks if c[0] not in done.chunks]
-        counted = BuildProgress(
-            pid=os.getpid(),
-            entries_done=sum(stop - start for n, start, stop in chunks if n in done.chunks),
-            entries_total=total,
-            pages=done.pages,
-            sections=done.sections,
-            updated=time.time(),
+        owner, earlier = folder.claim(key, job.library)
+        stamp = _prepare(work, stamp, chunk_entries(info.entry_count, processes))
+        _do_chunks(
+            job,
+            folder,
+            stamp,
+            info.entry_count,
+            processes=processes,
+            guard=WorkerGuard(folder=folder.root, token=owner.token, parent=parent),
+            earlier=earlier,
+            say=notice or _silent,
+            progress=progress,
+            started=started,
         )
-        last_written = 0.0
-        if progress is not None:  # what earlier runs did, before this one adds to it
-            progress(counted, 0.0)
-        for finished in _run(job, work, todo, processes):
-            counted.entries_done += finished.entries
-            counted.pages += finished.pages
-            counted.sections += finished.sections
-            counted.updated = time.time()
-            if counted.updated - last_written >= PROGRESS_SECONDS or not todo:
-                folder.write_progress(key, counted)
-                last_written = counted.updated
-            if progress is not None:
-                progress(counted, time.monotonic() - started)
         seconds = stamp.seconds + (time.monotonic() - started)
         done = _done(work)
         shards = [shard for shard in _shards(work) if shard_done(shard).chunks]
@@ -177,9 +203,63 @@ def build_index(
     except BrokenProcessPool:
         reason = "a build process died (killed, or out of memory)"
         raise _failed(folder, key, work, stamp, started=started, reason=reason) from None
+    finally:
+        if owner is not None:
+            folder.release(owner)
     shutil.rmtree(work, ignore_errors=True)
     folder.clear_failure(key)
     return meta
+
+
+def _do_chunks(
+    job: BuildJob,
+    folder: IndexFolder,
+    stamp: BuildStamp,
+    total: int,
+    *,
+    processes: int,
+    guard: WorkerGuard,
+    earlier: BuildOwner | None,
+    say: Callable[[str], None],
+    progress: Callable[[BuildProgress, float], None] | None,
+    started: float,
+) -> None:
+    """Every chunk the build folder lacks, done (by this process or a pool of them), the
+    progress written and reported as they finish."""
+    key = archive_key(stamp.archive_uuid, stamp.adapter)
+    work = folder.work(key)
+    _set_aside_held_shards(work, say)
+    chunks = _plan(total, stamp.chunk_entries)
+    done = _done(work)
+    todo = [c for c in chunks if c[0] not in done.chunks]
+    counted = BuildProgress(
+        pid=os.getpid(),
+        entries_done=sum(stop - start for n, start, stop in chunks if n in done.chunks),
+        entries_total=total,
+        pages=done.pages,
+        sections=done.sections,
+        updated=time.time(),
+    )
+    _say_resumed(say, earlier, key, counted)
+    last_written = 0.0
+    if progress is not None:  # what earlier runs did, before this one adds to it
+        progress(counted, 0.0)
+    # Closed here whatever happens: the pool's processes are gone before the claim goes.
+    with contextlib.closing(_run(job, work, todo, processes=processes, guard=guard)) as run:
+        for finished in run:
+            counted.entries_done += finished.entries
+            counted.pages += finished.pages
+            counted.sections += finished.sections
+            counted.updated = time.time()
+            if counted.updated - last_written >= PROGRESS_SECONDS or not todo:
+                folder.write_progress(key, counted)
+                last_written = counted.updated
+            if progress is not None:
+                progress(counted, time.monotonic() - started)
+
+
+def _silent(_text: str) -> None:
+    """No one to tell."""
 
 
 def _failed(
@@ -190,6 +270,48 @@ def _failed(
     _save_seconds(work, stamp, started)
     folder.record_failure(key, reason)
     return BuildFailed(reason)
+
+
+def _say_resumed(
+    say: Callable[[str], None], earlier: BuildOwner | None, key: str, counted: BuildProgress
+) -> None:
+    """Say what an earlier build left: a build killed before it could end its claim
+    (what it committed of this index is kept), what earlier runs did."""
+    done = f"{counted.entries_done:,} of {counted.entries_total:,} entries"
+    if earlier is not None:
+        which = "this index" if earlier.key == key else f"{earlier.library}'s index"
+        stopped = (
+            f"an earlier build of {which} (process {earlier.pid}) stopped before it "
+            "finished (killed?)"
+        )
+        if earlier.key != key:
+            say(f"{stopped}; its next build continues it")
+        elif counted.entries_done:
+            say(f"{stopped}; continuing from what it committed: {done}")
+        else:
+            say(f"{stopped}; it committed nothing")
+            return
+    if counted.entries_done and (earlier is None or earlier.key != key):
+        say(f"continuing from what earlier runs committed: {done}")
+
+
+def _set_aside_held_shards(work: Path, say: Callable[[str], None]) -> None:
+    """Set aside the shards a live process still holds open for writing (a worker of a
+    build that died, still running: where no parent-death signal ended it, or left by an
+    earlier version of this program), and say so: what they hold is done again, and
+    whatever they write goes nowhere this build reads."""
+    held: list[str] = []
+    for shard in _shards(work):
+        if shard_held(shard):
+            shard.rename(work / f"set-aside-{shard.name}")
+            held.append(shard.name.removeprefix("shard-"))
+    if held:
+        pids = " ".join(held)
+        say(
+            f"{len(held)} process(es) of an earlier build still write in the build folder "
+            f"(pid {pids}): their shards are set aside and their chunks done again; "
+            f"stop them (kill {pids})"
+        )
 
 
 def _prepare(work: Path, stamp: BuildStamp, chunk_size: int) -> BuildStamp:
@@ -248,14 +370,20 @@ def _done(work: Path) -> ShardDone:
 
 
 def _run(
-    job: BuildJob, work: Path, todo: Sequence[tuple[int, int, int]], processes: int
-) -> Iterator[ChunkDone]:
+    job: BuildJob,
+    work: Path,
+    todo: Sequence[tuple[int, int, int]],
+    *,
+    processes: int,
+    guard: WorkerGuard,
+) -> Generator[ChunkDone, None, None]:
     """The chunks done, as they finish: in this process with one worker, else in a pool
-    of worker processes (forked from a server that imported only this module)."""
+    of worker processes (forked from a server that imported only this module), which
+    check ``guard`` with its token (this process owns the build: it checks the rest)."""
     if not todo:
         return
     if processes <= 1:
-        worker = _Worker(job, work)
+        worker = _Worker(job, work, msgspec.structs.replace(guard, token=None))
         try:
             for chunk in todo:
                 yield worker.chunk(*chunk)
@@ -263,12 +391,13 @@ def _run(
             worker.close()
         return
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__])
+    context.set_forkserver_preload([forkserver.__name__, __name__])
+    forkserver.start_fork_server()
     with ProcessPoolExecutor(
         max_workers=min(processes, len(todo)),
         mp_context=context,
         initializer=_start_worker,
-        initargs=(job, work),
+        initargs=(job, work, guard),
     ) as pool:
         pending: set[Future[ChunkDone]] = set()
         queue = list(reversed(todo))
@@ -291,7 +420,8 @@ class _Worker:
     """One process's share of a build: the archive opened, the adapter, the names the
     archive's symbol index gives each anchor, and a shard of its own."""
 
-    def __init__(self, job: BuildJob, work: Path) -> None:
+    def __init__(self, job: BuildJob, work: Path, guard: WorkerGuard) -> None:
+        self.guard = guard
         self.reader = ZimReader(job.archive, direct_index=False)
         self.adapter = get_adapter(job.adapter)
         self.library = job.library
@@ -301,6 +431,8 @@ class _Worker:
         self._redirects: list[SectionRecord] = []
 
     def chunk(self, number: int, start: int, stop: int) -> ChunkDone:
+        with _wanted(self.guard):  # an orphan starts no chunk either
+            pass
         pages = sections = 0
         for html, entry_path, title in self._pages(start, stop):
             if html is None:  # a redirect: its title finds its target
@@ -320,7 +452,8 @@ class _Worker:
                 self.writer.add(record)
             pages += 1
             sections += len(found)
-        self.writer.commit(number, pages, sections)
+        with _wanted(self.guard):
+            self.writer.commit(number, pages, sections)
         return ChunkDone(number, stop - start, pages, sections)
 
     def _pages(self, start: int, stop: int) -> Iterator[tuple[bytes | None, str, str]]:
@@ -369,12 +502,31 @@ class _Worker:
         self.writer.close()
 
 
+@contextmanager
+def _wanted(guard: WorkerGuard) -> Iterator[None]:
+    """A block run only while this worker's build wants it (a commit: no new build
+    claims the folder until it ends); else this process ends, there and then."""
+    if guard.parent is not None and not parent_alive(guard.parent):
+        end_now()
+    if guard.token is None:  # this process owns the build
+        yield
+        return
+    with IndexFolder(guard.folder).fence(guard.token) as ours:
+        if not ours:
+            end_now()
+        yield
+
+
 #: A pool process's worker, opened by the pool's initializer.
 _WORKERS: dict[str, _Worker] = {}
 
 
-def _start_worker(job: BuildJob, work: Path) -> None:
-    _WORKERS["this"] = _Worker(job, work)
+def _start_worker(job: BuildJob, work: Path, guard: WorkerGuard) -> None:
+    """A pool process's start: ending with the fork server that forked it (which ends
+    with the build process), then its worker."""
+    server = forkserver.FORK_SERVER or os.getppid()
+    end_with_parent(server)
+    _WORKERS["this"] = _Worker(job, work, msgspec.structs.replace(guard, parent=server))
 
 
 def _chunk(number: int, start: int, stop: int) -> ChunkDone:
@@ -433,19 +585,32 @@ def lower_priority(priority: str) -> None:
             ctypes.CDLL(None, use_errno=True).syscall(number, 1, 0, _IOPRIO_IDLE)
 
 
+#: What the child's notices start with on stderr (the manager logs them).
+NOTICE_PREFIX: Final = "note: "
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m corpus_mcp.sections.build ARCHIVE ADAPTER FOLDER LIBRARY PRIORITY``:
-    build one index in this process at that priority (what a serving process runs, see
-    :mod:`corpus_mcp.sections.manager`). Exit 0 built, 3 another build holds the
-    folder's lock, 1 failed (the reason in the folder and on stderr), 2 bad arguments."""
+    """``python -m corpus_mcp.sections.build ARCHIVE ADAPTER FOLDER LIBRARY PRIORITY
+    [PARENT]``: build one index in this process at that priority (what a serving process
+    runs, see :mod:`corpus_mcp.sections.manager`), ending with process PARENT when given.
+    Exit 0 built, 3 another build holds the folder's lock, 1 failed (the reason in the
+    folder and on stderr), 2 bad arguments. Notices are lines of stderr starting with
+    :data:`NOTICE_PREFIX`."""
     import sys  # noqa: PLC0415
 
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 5 or args[4] not in PRIORITIES:
-        usage = "ARCHIVE ADAPTER FOLDER LIBRARY idle|low|normal"
+    if (
+        len(args) not in (5, 6)
+        or args[4] not in PRIORITIES
+        or not all(a.isdigit() for a in args[5:])
+    ):
+        usage = "ARCHIVE ADAPTER FOLDER LIBRARY idle|low|normal [PARENT]"
         print(f"usage: python -m corpus_mcp.sections.build {usage}", file=sys.stderr)
         return 2
-    archive, adapter, root, library, priority = args
+    archive, adapter, root, library, priority = args[:5]
+    parent = int(args[5]) if len(args) == 6 else None
+    if parent is not None:
+        end_with_parent(parent)
     lower_priority(priority)
     folder = IndexFolder(Path(root))
     job = BuildJob(archive=Path(archive), adapter=adapter, folder=Path(root), library=library)
@@ -453,7 +618,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         with folder.build_lock(wait=False) as held:
             if not held:
                 return 3
-            build_index(job, processes=1)
+            build_index(
+                job,
+                processes=1,
+                notice=lambda text: print(NOTICE_PREFIX + text, file=sys.stderr, flush=True),
+                parent=parent,
+            )
     except BuildFailed as exc:
         print(str(exc), file=sys.stderr)
         return 1

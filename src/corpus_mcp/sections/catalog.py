@@ -12,7 +12,10 @@ never meets the old file's index):
 - ``<key>.failed``: why the last build failed (JSON), until one succeeds;
 - ``build.lock``: held (``flock``) by whichever process is building, so that one build
   runs at a time in the folder, whatever serves from it (several serving processes,
-  containers sharing the volume, an operator's ``corpus-mcp index``).
+  containers sharing the volume, an operator's ``corpus-mcp index``);
+- ``build.owner``: which build writes in the folder now (:class:`BuildOwner`, its
+  token), the fence its worker processes commit behind (:meth:`IndexFolder.fence`); left
+  filled in by a build that was killed.
 
 A state (:class:`IndexState`) is read from these files alone, cheaply: ``list`` shows it
 without opening an archive (the UUID is read from the archive's header).
@@ -23,6 +26,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import secrets
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,6 +41,7 @@ State = Literal["off", "missing", "building", "ready", "stale", "failed"]
 STATES: Final[tuple[State, ...]] = ("off", "missing", "building", "ready", "stale", "failed")
 
 LOCK_NAME: Final = "build.lock"
+OWNER_NAME: Final = "build.owner"
 
 
 class BuildProgress(msgspec.Struct, kw_only=True):
@@ -49,6 +54,18 @@ class BuildProgress(msgspec.Struct, kw_only=True):
     sections: int
     updated: float
     """``time.time()`` of the last rewrite."""
+
+
+class BuildOwner(msgspec.Struct, frozen=True, kw_only=True):
+    """The build writing in the folder (``build.owner``): written by the process holding
+    the build lock as its build starts, emptied as it ends."""
+
+    token: str
+    """Its workers carry it: a worker whose token is no longer here writes nothing."""
+    pid: int
+    key: str
+    library: str
+    started: float
 
 
 class Failure(msgspec.Struct, kw_only=True):
@@ -205,6 +222,64 @@ class IndexFolder:
         finally:
             os.close(fd)
 
+    def claim(self, key: str, library: str) -> tuple[BuildOwner, BuildOwner | None]:
+        """Make this process's build (the caller holds the build lock) the one writer of
+        the folder: a new token written behind the fence, once no worker of an earlier
+        build is committing; none commits after. Returns this build's owner record and
+        the one an earlier build left (None when it ended as it should)."""
+        owner = BuildOwner(
+            token=secrets.token_hex(8),
+            pid=os.getpid(),
+            key=key,
+            library=library,
+            started=time.time(),
+        )
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.root / OWNER_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            earlier = _owner(_read_all(fd))
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, msgspec.json.encode(owner), 0)
+        finally:
+            os.close(fd)  # the lock goes with it
+        return owner, earlier
+
+    def release(self, owner: BuildOwner) -> None:
+        """The build of ``owner`` ended (its workers with it): the folder has no writer.
+        Best effort: a folder that refuses leaves the record, which the next build
+        reports as an earlier build's."""
+        try:
+            fd = os.open(self.root / OWNER_NAME, os.O_RDWR)
+        except OSError:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            current = _owner(_read_all(fd))
+            if current is not None and current.token == owner.token:
+                os.ftruncate(fd, 0)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+    @contextmanager
+    def fence(self, token: str) -> Iterator[bool]:
+        """For a ``with`` block a worker commits in: yields whether the build of
+        ``token`` still owns the folder (its token is the one written, and the build lock
+        is held: its process lives), and holds off any new claim until the block ends."""
+        try:
+            fd = os.open(self.root / OWNER_NAME, os.O_RDONLY)
+        except FileNotFoundError:
+            yield False
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            current = _owner(_read_all(fd))
+            yield current is not None and current.token == token and self.building()
+        finally:
+            os.close(fd)
+
     def index_keys(self) -> list[str]:
         """Every key with a published index or a build in the folder."""
         found: set[str] = set()
@@ -231,6 +306,21 @@ def staleness(meta: IndexMeta, adapter_version: int, archive_size: int) -> str |
     if meta.archive_size != archive_size:
         return "built from another file with the same UUID"
     return None
+
+
+def _read_all(fd: int) -> bytes:
+    size = os.fstat(fd).st_size
+    return os.pread(fd, size, 0) if size else b""
+
+
+def _owner(data: bytes) -> BuildOwner | None:
+    """The owner record written (None: empty, the last build ended, or unreadable)."""
+    if not data:
+        return None
+    try:
+        return msgspec.json.decode(data, type=BuildOwner)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
 
 
 def _alive(pid: int) -> bool:

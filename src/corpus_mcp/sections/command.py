@@ -1,9 +1,11 @@
 """``corpus-mcp index``: build every enabled library's section index that is missing or
 stale, with every core, showing progress; say "up to date" when there is nothing to do.
 
-A run killed part-way (Ctrl-C, kill -9, a reboot) keeps the chunks its worker processes
-committed, and the next run continues from there. While a serving process builds in the
-background (or another ``index`` runs) this waits for the folder's build lock, saying so.
+A run killed part-way (Ctrl-C, kill -9, the OOM killer, a reboot) keeps the chunks its
+worker processes committed, and the next run continues from there, saying so; the worker
+processes end with it, whatever ended it (:mod:`corpus_mcp.sections.build`). While a
+serving process builds in the background (or another ``index`` runs) this waits for the
+folder's build lock, saying so.
 ``--prune`` removes the indexes and builds no enabled library uses any more (an archive
 replaced by a newer snapshot leaves its old index behind).
 """
@@ -141,7 +143,12 @@ def _build(folder: IndexFolder, item: Planned, workers: int, out: TextIO, err: T
                 print(f"{library.name}: built meanwhile by another process", file=out)
                 return 1
             started = time.monotonic()
-            meta = build_index(job, processes=workers, progress=bar.show)
+            meta = build_index(
+                job,
+                processes=workers,
+                progress=bar.show,
+                notice=lambda text: print(f"{library.name}: {text}", file=err, flush=True),
+            )
     except BuildFailed as exc:
         bar.close()
         print(f"{library.name}: FAILED: {exc} (what was built is kept for the next run)", file=out)

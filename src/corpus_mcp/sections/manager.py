@@ -6,7 +6,8 @@ searched as it always was (libzim's indexes, its pages read), while its index is
 a child process (:func:`corpus_mcp.sections.build.main`) at the lowest CPU priority
 (``INDEX_PRIORITY``: ``SCHED_IDLE`` by default, so it runs on what searches leave idle),
 one build at a time in the index folder whatever serves from it (the folder's build
-lock), smallest archive first.
+lock), smallest archive first. The child ends with the serving process, however that
+ends (SIGKILL included: :func:`corpus_mcp.lifetime.end_with_parent`).
 The corpus polls the folder and switches a library to its index once it is published
 (:meth:`IndexManager.open`). A build that fails is tried again later, backing off; an
 index a search finds unreadable is removed and built again.
@@ -15,6 +16,7 @@ index a search finds unreadable is removed and built again.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -24,6 +26,7 @@ from typing import Final
 import msgspec
 import trio
 
+from corpus_mcp.sections.build import NOTICE_PREFIX
 from corpus_mcp.sections.catalog import IndexFolder, IndexState, archive_key
 from corpus_mcp.sections.store import IndexUnreadable, SectionIndex
 
@@ -161,7 +164,7 @@ class IndexManager:
 
     async def build(self, target: Target) -> BuildOutcome:
         """Build the target's index in a child process at the lowest priority (killed,
-        keeping what it committed, if this is cancelled)."""
+        keeping what it committed, if this is cancelled; ending with this process)."""
         assert self.folder is not None
         command = [
             sys.executable,
@@ -172,6 +175,7 @@ class IndexManager:
             str(self.folder.root),
             target.library,
             self.priority,
+            str(os.getpid()),
         ]
         started = time.monotonic()
         log.info("library %s: building its section index in the background", target.library)
@@ -183,6 +187,8 @@ class IndexManager:
             deliver_cancel=_stop_child,
         )
         seconds = time.monotonic() - started
+        for notice in _notices(result.stderr):
+            log.info("library %s: section index: %s", target.library, notice)
         if result.returncode == BUSY_EXIT:
             return BuildOutcome(built=False, busy=True)
         if result.returncode == 0:
@@ -223,6 +229,12 @@ def _identity(file: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return (stat.st_ino, stat.st_mtime_ns)
+
+
+def _notices(stderr: bytes | None) -> list[str]:
+    """What the child said of what an earlier build left (its notice lines)."""
+    lines = (stderr or b"").decode("utf-8", "replace").splitlines()
+    return [line.removeprefix(NOTICE_PREFIX) for line in lines if line.startswith(NOTICE_PREFIX)]
 
 
 def _last_line(stderr: bytes | None, code: int) -> str:

@@ -141,7 +141,10 @@ class ShardWriter:
 
     A commit is atomic, the shard's record of its chunks included (metadata: a bitmap
     of chunk numbers and the pages and sections they held): a shard killed part-way
-    holds exactly the chunks it says, and a later run does only the others.
+    holds exactly the chunks it says, and a later run does only the others. Each chunk
+    is a transaction: Xapian commits what a database holds when it is closed or
+    destroyed, but cancels an open transaction, so a worker ending part-way through a
+    chunk (an exception, an interpreter exiting) leaves none of its records behind.
     """
 
     def __init__(self, path: Path, analyser: Analyser) -> None:
@@ -153,6 +156,7 @@ class ShardWriter:
         self._chunks = bytearray(_bitmap(done.chunks))
         self._pages = done.pages
         self._sections = done.sections
+        self._db.begin_transaction()
 
     def add(self, record: SectionRecord) -> None:
         document = xapian.Document()
@@ -190,11 +194,24 @@ class ShardWriter:
         self._sections += sections
         self._db.set_metadata(CHUNKS_KEY, bytes(self._chunks))
         self._db.set_metadata(COUNTS_KEY, f"{self._pages} {self._sections}")
-        self._db.commit()
+        self._db.commit_transaction()
+        self._db.begin_transaction()
 
     def close(self) -> None:
         """Uncommitted records are dropped (a chunk is committed whole or not at all)."""
         self._db.close()
+
+
+def shard_held(shard: Path) -> bool:
+    """Whether a process holds the shard open for writing now (its write lock)."""
+    try:
+        database: Any = xapian.WritableDatabase(str(shard), xapian.DB_OPEN)
+    except xapian.DatabaseLockError:
+        return True
+    except xapian.Error:
+        return False
+    database.close()
+    return False
 
 
 def shard_done(shard: Path) -> ShardDone:
@@ -472,4 +489,5 @@ __all__ = [
     "publish",
     "read_meta",
     "shard_done",
+    "shard_held",
 ]

@@ -26,7 +26,6 @@ process whose fork server died gets SIGTERM (``PR_SET_PDEATHSIG``) and drains.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import logging
 import os
@@ -35,6 +34,8 @@ import signal
 import socket
 from collections.abc import Callable
 from typing import Final, NoReturn
+
+from corpus_mcp.lifetime import parent_alive, parent_death_signal
 
 log = logging.getLogger("corpus_mcp.server")
 
@@ -48,7 +49,6 @@ UNFORKED: Final = "unforked"
 """A serving process that could not be forked (``unforked <number> 0 <errno>``)."""
 READY: Final = "ready"
 
-_PR_SET_PDEATHSIG: Final = 1
 #: Signals this process ignores: the supervisor tells it what to do (a terminal's
 #: Ctrl-C, or systemd's SIGTERM to a whole cgroup, reach every process of the group).
 _IGNORED: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -63,16 +63,6 @@ def report(events: int, *words: object) -> None:
     line = " ".join(map(str, words)).encode() + b"\n"
     with contextlib.suppress(BrokenPipeError):  # the supervisor is gone: nobody to tell
         os.write(events, line)
-
-
-def die_with_parent(signum: int) -> None:
-    """Get ``signum`` when the process that forked this one ends (Linux; elsewhere
-    nothing: the fork server's own stop covers every way but its being killed)."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signum, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
 
 
 class _ForkServer:
@@ -174,16 +164,19 @@ class _ForkServer:
 
 def _fork(number: int, serve: ServeProcess, events: int, private: tuple[int, ...]) -> int:
     """Fork serving process ``number``; in the child, run it and exit with its code."""
+    server = os.getpid()
     pid = os.fork()
     if pid == 0:  # pragma: no cover (the child: measured from the next frame on)
-        _serving_child(number, serve, events, private)
+        _serving_child(number, serve, events, private, server)
     return pid
 
 
 def _serving_child(
-    number: int, serve: ServeProcess, events: int, private: tuple[int, ...]
+    number: int, serve: ServeProcess, events: int, private: tuple[int, ...], server: int
 ) -> NoReturn:
-    """The freshly forked serving process: the fork server's state undone, then serve."""
+    """The freshly forked serving process: the fork server's state undone, then serve
+    (draining when the fork server, ``server``, dies: its SIGTERM; the fork server is
+    single-threaded, so the thread that forked this process is the fork server's life)."""
     code = 70  # EX_SOFTWARE: what remains if even the child's own handling failed
     try:
         signal.set_wakeup_fd(-1)
@@ -194,7 +187,9 @@ def _serving_child(
         # (a SIGHUP stays ignored: the supervisor holds it back until the process is ready).
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
-        die_with_parent(signal.SIGTERM)
+        parent_death_signal(signal.SIGTERM)
+        if not parent_alive(server):  # it died before the signal was set
+            os.kill(os.getpid(), signal.SIGTERM)
         code = serve(number, events)
     except BaseException:  # nothing may return into the fork server's loop
         log.exception("serving process %d failed", number)
