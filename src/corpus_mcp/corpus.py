@@ -61,7 +61,9 @@ from corpus_mcp.sections import IndexUnreadable, SectionIndex
 from corpus_mcp.sections.catalog import IndexState
 from corpus_mcp.sections.manager import IndexManager
 from corpus_mcp.sections.reading import read_documents
+from corpus_mcp.snapshots import file_snapshot
 from corpus_mcp.symbols import SymbolTable
+from corpus_mcp.webmap import WebMap, describe_overlap, first_held, library_site, wanted_paths
 from corpus_mcp.wire import FetchOutput, SearchOutput, SearchResult, SectionRef
 from corpus_mcp.zim import (
     ArchiveInfo,
@@ -236,6 +238,10 @@ class Corpus:
         )
         # And for whether an entry exists, which fetch asks of the paths links name.
         self._entries: ByteLRU[tuple[str, str], bool] = ByteLRU(ENTRIES_CACHE_BYTES)
+        # Where web addresses lead in the corpus (rebuilt when an archive is replaced),
+        # and the pairs of libraries the log has said share addresses.
+        self._overlaps_said: set[frozenset[str]] = set()
+        self.webmap = self._web_map()
         self.indexing = Indexing(
             indexes or index_manager(settings),
             self._libraries,
@@ -254,6 +260,29 @@ class Corpus:
     def library(self, name: str) -> Library:
         """An enabled library by its configured name (KeyError if unknown)."""
         return self._libraries[name]
+
+    def _web_map(self) -> WebMap:
+        """The map from web addresses to the libraries' documents, from every library's
+        site as its tables say; libraries whose sites share addresses said in the log,
+        once a pair."""
+        webmap = WebMap(
+            [
+                library_site(
+                    lib.name,
+                    lib.adapter,
+                    lib.tables.site,
+                    lib.tables.pages,
+                    file_snapshot(lib.service.info.file, lib.snapshot),
+                )
+                for lib in self._libraries.values()
+            ]
+        )
+        for overlap in webmap.overlaps():
+            pair = frozenset({overlap.first, overlap.second})
+            if pair not in self._overlaps_said:
+                self._overlaps_said.add(pair)
+                log.info("%s", describe_overlap(overlap))
+        return webmap
 
     # -- search -----------------------------------------------------------------------
 
@@ -639,9 +668,9 @@ class Corpus:
                 starts=resolved.starts,
             )
         exists = await self._existing(library, assemble.link_paths(folded.sections))
-        chosen = assemble.without_dead_links(
-            folded.sections, exists, index, await self._respelled(library, exists)
-        )
+        respelled = await self._respelled(library, exists)
+        web = await self._web_links(assemble.web_links(s.content for s in folded.sections))
+        chosen = assemble.without_dead_links(folded.sections, exists, index, respelled, web)
         output = FetchOutput(
             ref=refs.encode(name, path),
             library=name,
@@ -662,10 +691,12 @@ class Corpus:
             self._fetches.put(asked, output, _fetch_weight(output))
         return output
 
-    async def _existing(self, library: Library, paths: set[str]) -> dict[str, bool]:
+    async def _existing(
+        self, library: Library, paths: set[str], *, unanswered: bool = True
+    ) -> dict[str, bool]:
         """Which of the paths a fetched text links to are entries of the library's
         archive (remembered: an open archive never changes). A library that cannot be
-        asked right now leaves the links as they are."""
+        asked right now answers ``unanswered`` for each (its own links stay as written)."""
         uuid = library.service.info.uuid
         known = {path: self._entries.get((uuid, path)) for path in paths}
         unknown = [path for path, found in known.items() if found is None]
@@ -683,7 +714,7 @@ class Corpus:
             ):
                 looked_up = await self._in_archive(library, look_up)
             if looked_up is None:
-                return dict.fromkeys(paths, True)
+                return dict.fromkeys(paths, unanswered)
             for path, found in looked_up.items():
                 self._entries.put((uuid, path), found, 64 + len(path))
             known.update(looked_up)
@@ -710,6 +741,32 @@ class Corpus:
             for path, others in spellings.items()
             if (found := next((other for other in others if stored.get(other)), None))
         }
+
+    async def _web_links(self, addresses: set[str]) -> dict[str, assemble.WebLink]:
+        """For each web address a fetched text links to that leads to a document of the
+        corpus (:mod:`corpus_mcp.webmap`), its ref: the first library, in the map's
+        order, whose archive holds one of the paths the address may be stored under.
+        A library that is unavailable, stuck or cannot be asked leads nowhere: the
+        address stays as written."""
+        resolved = {
+            address: targets for address in addresses if (targets := self.webmap.resolve(address))
+        }
+        if not resolved:
+            return {}
+        held: dict[str, dict[str, bool]] = {}
+        for name, paths in wanted_paths(resolved.values()).items():
+            library = self._libraries[name]
+            if not library.service.unavailable and name not in self._stuck:
+                held[name] = await self._existing(library, paths, unanswered=False)
+        links: dict[str, assemble.WebLink] = {}
+        for address, targets in resolved.items():
+            found = first_held(targets, held)
+            if found is not None:
+                target, path = found
+                ref = refs.encode(target.library, path, target.fragment)
+                if len(ref) <= refs.MAX_REF_CHARS:
+                    links[address] = assemble.WebLink(ref, target.note)
+        return links
 
     def _unavailable(
         self, library: str, reason: str, *, retry_after: float | None = None
@@ -907,6 +964,7 @@ class Corpus:
             before = service.info.uuid
             service.serve(reader)
             library.refresh(tables)
+            self.webmap = self._web_map()
             await self.indexing.reopen(library)
         # Whatever was remembered of the old archive (or of this one before it was
         # retired) goes: documents and hits by archive, answers by any library.
@@ -914,7 +972,8 @@ class Corpus:
         self._documents.discard_if(lambda key: key[0] in stale)
         self._hits.discard_if(lambda key: key[0] in stale)
         self._entries.discard_if(lambda key: key[0] in stale)
-        self._fetches.discard_if(lambda key: key[0] in stale)
+        # Any library's fetched text may link into this one: every answer goes.
+        self._fetches.clear()
         self._answers.clear()
         return True
 
