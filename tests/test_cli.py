@@ -335,8 +335,8 @@ def test_validate_real_archives(tmp_path: Path, shared_zims: Path) -> None:
         *["off", "(INDEX=off)", "ok"],
     ]
     assert "warning: books: no full-text index and no title index" in result.stdout
-    # Where their pages are on the web, what their web links lead to; the two
-    # snapshots of Wikipedia are one site.
+    # Where their pages are on the web (learnt from a page's canonical link: these
+    # archives predate the Source metadata), and what their web links lead to.
     rows = _web_rows(result.stdout)
     assert rows["ray"].startswith("en.wikipedia.org/wiki/ 0 of 27 web links lead into the corpus")
     assert rows["books"].startswith("be.wikibooks.org/wiki/")
