@@ -111,12 +111,15 @@ class WebMap:
         for entries in by_host.values():
             entries.sort(key=lambda entry: (-len(entry.segments), entry.order))
         self._by_host = by_host
-        self._libraries = tuple(libraries)
+        # What a text holding a link to one of these hosts holds whatever the link's
+        # spelling (``en.m.wikipedia.org`` holds ``wikipedia.org``).
+        self._domains = frozenset(".".join(host.split(".")[-2:]) for host in by_host)
 
-    @property
-    def hosts(self) -> frozenset[str]:
-        """The hosts some library's pages come from."""
-        return frozenset(self._by_host)
+    def mentioned(self, texts: Iterable[str]) -> bool:
+        """Whether any of ``texts`` names a domain some library's pages come from: when
+        none does (most fetched texts), none of their links leads into the corpus, told
+        without reading them link by link."""
+        return any(domain in text for text in texts for domain in self._domains)
 
     def resolve(self, url: str) -> tuple[WebTarget, ...]:
         """Where ``url`` may lead, best first (a library with several mounts holding the
