@@ -216,11 +216,11 @@ def test_list_opens_archives_for_web_links_only_when_asked(demo_corpus: Path) ->
     linked = run("list", "--links", env=env)
     assert linked.code == 0, linked.stderr
     rows = _web_rows(linked.stdout)
-    assert rows["stackoverflow"] == (
-        "stackoverflow.com/ 4 of 6 web links lead into the corpus (wikipedia 3, "
-        "devdocs_python 1); sample: 3 documents with web links (of 28 read)"
+    assert rows["StackOverflow"] == (
+        "stackoverflow.com/ 4 of 6 web links lead into the corpus (Wikipedia 3, "
+        "Python-Docs 1); sample: 3 documents with web links (of 28 read)"
     )
-    assert rows["devdocs_python"].startswith("docs.python.org/3.13/ 0 of 2 web links")
+    assert rows["Python-Docs"].startswith("docs.python.org/3.13/ 0 of 2 web links")
 
 
 # -- validate ------------------------------------------------------------------------------------

@@ -101,38 +101,38 @@ async def test_an_answer_links_the_documentation_and_the_wikipedia_the_corpus_ho
                 arguments["sections"] = list(sections)
             return structured(await client.call_tool("fetch", arguments))
 
-        thread = await fetch(refs.encode("stackoverflow", MRO_THREAD), "accepted-answer")
+        thread = await fetch(refs.encode("StackOverflow", MRO_THREAD), "accepted-answer")
         answer = dict(links(section(thread, "accepted-answer")["content"]))
         assert answer == {
-            "`super().__init__()` (Python 3.13 here)": "corpus://devdocs_python/library/functions#super",
-            "C3 linearization": "corpus://wikipedia/C3_linearization#Description",
+            "`super().__init__()` (Python 3.13 here)": "corpus://Python-Docs/library/functions#super",
+            "C3 linearization": "corpus://Wikipedia/C3_linearization#Description",
         }
         super_ = await fetch(answer["`super().__init__()` (Python 3.13 here)"])
-        assert super_["ref"] == "corpus://devdocs_python/library/functions"
+        assert super_["ref"] == "corpus://Python-Docs/library/functions"
         assert [s["id"] for s in super_["sections"]] == ["super"]
         assert "class super(" in super_["sections"][0]["title"] + super_["sections"][0]["content"]
         c3 = await fetch(answer["C3 linearization"])
         assert (c3["ref"], [s["id"] for s in c3["sections"]]) == (
-            "corpus://wikipedia/C3_linearization",
+            "corpus://Wikipedia/C3_linearization",
             ["Description"],
         )
 
         # A mobile address of a redirect's title lands on its target through the
         # archive's redirect; a title redirected to a section (mwoffliner's stub), on it.
-        diamond = await fetch(refs.encode("stackoverflow", DIAMOND_THREAD), "accepted-answer")
+        diamond = await fetch(refs.encode("StackOverflow", DIAMOND_THREAD), "accepted-answer")
         linked = dict(links(section(diamond, "accepted-answer")["content"]))
         assert linked == {
-            "method resolution order": "corpus://wikipedia/Method_resolution_order",
-            "diamond problem": "corpus://wikipedia/Diamond_problem",
+            "method resolution order": "corpus://Wikipedia/Method_resolution_order",
+            "diamond problem": "corpus://Wikipedia/Diamond_problem",
         }
         mro = await fetch(linked["method resolution order"])
-        assert mro["ref"] == "corpus://wikipedia/C3_linearization"
+        assert mro["ref"] == "corpus://Wikipedia/C3_linearization"
         stub = await fetch(linked["diamond problem"])
-        assert stub["ref"] == "corpus://wikipedia/Multiple_inheritance"
+        assert stub["ref"] == "corpus://Wikipedia/Multiple_inheritance"
         assert [s["id"] for s in stub["sections"]] == ["The_diamond_problem"]
 
         # Pages no archive holds stay web addresses.
-        blocking = await fetch(refs.encode("stackoverflow", BLOCKING_THREAD))
+        blocking = await fetch(refs.encode("StackOverflow", BLOCKING_THREAD))
         web = {
             target
             for s in blocking["sections"]
@@ -238,11 +238,11 @@ async def test_every_link_to_a_page_the_corpus_holds_is_a_ref_that_fetches(
     held = {address: oracle.holder(address) for address in left_on_the_web}
     assert {address: holder for address, holder in held.items() if holder} == {}
     # The demo's own links across archives are there (so are the real crawl's).
-    assert "math" in into["corpus://wikipedia/Basel_problem"]
-    assert "stackoverflow" in into["corpus://wikipedia/C3_linearization#Description"]
-    assert "stackoverflow" in into["corpus://devdocs_python/library/functions#super"]
+    assert "Math-SE" in into["corpus://Wikipedia/Basel_problem"]
+    assert "StackOverflow" in into["corpus://Wikipedia/C3_linearization#Description"]
+    assert "StackOverflow" in into["corpus://Python-Docs/library/functions#super"]
     if REAL_PRESENT:
-        assert "Math.SE" in into["corpus://wikipedia/Basel_problem"]
+        assert "Math.SE" in into["corpus://Wikipedia/Basel_problem"]
         crawled = [ref for ref, sources in into.items() if "Python_3.11" in sources]
         assert len(crawled) >= 20
     # A sample of them (evenly spread) fetches, each landing on its section when the
@@ -274,21 +274,21 @@ async def test_a_replaced_archive_takes_its_addresses_with_it(
     manifest = tmp_path / "corpus.toml"
     shutil.copyfile(demo_corpus, manifest)
     settings = settings_for(manifest, ARCHIVE_RECHECK_SECONDS="3600")
-    thread = refs.encode("stackoverflow", MRO_THREAD)
+    thread = refs.encode("StackOverflow", MRO_THREAD)
     async with open_corpus(settings, load_manifest(manifest, tmp_path)) as corpus:
         before = await corpus.fetch(thread, ["accepted-answer"])
-        assert "(corpus://devdocs_python/library/functions#super)" in before.sections[0].content
-        served = Path(corpus.library("devdocs_python").service.info.file)
+        assert "(corpus://Python-Docs/library/functions#super)" in before.sections[0].content
+        served = Path(corpus.library("Python-Docs").service.info.file)
         fresh = served.with_suffix(".new")
-        cpp = next(path for name, path, _ in demo_libraries() if name == "devdocs_cpp")
+        cpp = next(path for name, path, _ in demo_libraries() if name == "Cpp-Docs")
         shutil.copyfile(tmp_path / cpp, fresh)
         os.replace(fresh, served)
-        swapped = [await corpus.recheck("devdocs_python") for _ in range(3)]
+        swapped = [await corpus.recheck("Python-Docs") for _ in range(3)]
         assert True in swapped
         after = await corpus.fetch(thread, ["accepted-answer"])
     content = after.sections[0].content
     assert "(https://docs.python.org/3/library/functions.html#super)" in content
-    assert "(corpus://wikipedia/C3_linearization#Description)" in content
+    assert "(corpus://Wikipedia/C3_linearization#Description)" in content
 
 
 async def test_two_snapshots_of_one_site_the_newer_first_said_once(
@@ -312,17 +312,17 @@ async def test_two_snapshots_of_one_site_the_newer_first_said_once(
         'adapter = "mediawiki"\n'
         '[[library]]\nname = "wiki_june"\npath = "wikipedia/wikipedia_en_demo_maxi_2026-06.zim"\n'
         'adapter = "mediawiki"\n'
-        '[[library]]\nname = "math"\npath = "math.zim"\nadapter = "stackexchange"\n',
+        '[[library]]\nname = "Math-SE"\npath = "math.zim"\nadapter = "stackexchange"\n',
         encoding="utf-8",
     )
     settings = settings_for(manifest)
     caplog.set_level(logging.INFO, logger="corpus_mcp.corpus")
     async with open_corpus(settings, load_manifest(manifest, tmp_path)) as corpus:
         fetched = await corpus.fetch(
-            "corpus://math/questions/8337/different-methods-to-compute-sum-limits-k-1-infty-frac-1-k-2",
+            "corpus://Math-SE/questions/8337/different-methods-to-compute-sum-limits-k-1-infty-frac-1-k-2",
             ["question"],
         )
-        await corpus.recheck("math")  # nothing changed: nothing said again
+        await corpus.recheck("Math-SE")  # nothing changed: nothing said again
     said = [r.getMessage() for r in caplog.records if "both hold pages" in r.getMessage()]
     assert said == [
         "web addresses: libraries wiki_june (snapshot 2026-06) and wiki_may (snapshot "

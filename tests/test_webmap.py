@@ -113,8 +113,10 @@ def test_two_snapshots_of_one_site_the_newer_first() -> None:
 
 def test_sites_of_other_addresses_do_not_overlap() -> None:
     assert WebMap([WIKIPEDIA, DEVDOCS, UNIX]).overlaps() == ()
+    # Where both hold pages, the one a link there tries first is named first: the
+    # documentation's own prefix before the crawl of the whole host, however new.
     assert WebMap([DEVDOCS, CRAWL]).overlaps() == (
-        Overlap("docs.python.org/3.13/", "crawl", "python", "2026-12", "2026-05"),
+        Overlap("docs.python.org/3.13/", "python", "crawl", "2026-05", "2026-12"),
     )
 
 

@@ -134,17 +134,10 @@ class WebMap:
         link = address.path.split("/") if address.path else []
         ranked: list[tuple[tuple[object, ...], _Entry, str, str | None]] = []
         for entry in self._by_host.get(address.host, ()):
-            matched = _under(entry.segments, link)
-            if matched is None:
-                continue
-            rest, held = matched
-            rank = (
-                held is not None,
-                -len(entry.segments),
-                _newest_first(entry.library.snapshot),
-                entry.order,
-            )
-            ranked.append((rank, entry, rest, held))
+            rank, matched = _rank(entry, link)
+            if matched is not None:
+                rest, held = matched
+                ranked.append((rank, entry, rest, held))
         ranked.sort(key=lambda found: found[0])
         targets: list[WebTarget] = []
         for _, entry, rest, held in ranked:
@@ -172,10 +165,8 @@ class WebMap:
                     if len(pair) < 2 or pair in found or not _shared(one, other):
                         continue
                     longer = one if len(one.segments) >= len(other.segments) else other
-                    first, second = sorted(
-                        (one, other),
-                        key=lambda e: (_newest_first(e.library.snapshot), e.order),
-                    )
+                    address = list(longer.segments)
+                    first, second = sorted((one, other), key=lambda e: _rank(e, address)[0])
                     found[pair] = Overlap(
                         longer.mount.address,
                         first.library.name,
@@ -208,6 +199,18 @@ def first_held(
         if path is not None:
             return target, path
     return None
+
+
+def _rank(
+    entry: _Entry, link: list[str]
+) -> tuple[tuple[object, ...], tuple[str, str | None] | None]:
+    """Where a link under a mount stands among the others (the very version first, then
+    the more specific mount, the newer snapshot, the manifest's order), and what
+    :func:`_under` says of it."""
+    matched = _under(entry.segments, link)
+    held = matched[1] if matched is not None else None
+    rank = (held is not None, -len(entry.segments), _newest_first(entry.library.snapshot))
+    return (*rank, entry.order), matched
 
 
 def _under(mount: tuple[str, ...], link: list[str]) -> tuple[str, str | None] | None:
