@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from corpus_mcp.adapters import PageList, Site, get_adapter
+from corpus_mcp.adapters import PageList, Site, SiteFacts, get_adapter
 from corpus_mcp.addresses import Mount
 from corpus_mcp.webmap import (
     LibrarySite,
@@ -180,3 +180,54 @@ def test_the_first_library_holding_a_path_wins() -> None:
 )
 def test_version_notes(title: str, held: str, note: str) -> None:
     assert version_note(title, held) == note
+
+
+# -- what each family says of its site --------------------------------------------------------
+
+
+def test_each_family_says_where_its_pages_are() -> None:
+    def mounts(
+        adapter: str,
+        name: str = "",
+        source: str | None = None,
+        sources: tuple[tuple[str, str], ...] = (),
+        pages: PageList | None = None,
+    ) -> tuple[Mount, ...]:
+        facts = SiteFacts(
+            name=name, title="T", source=source, sources=sources, pages=pages or PageList()
+        )
+        return get_adapter(adapter).web_site(facts).mounts
+
+    assert mounts("mediawiki", source="en.wikipedia.org") == (Mount("en.wikipedia.org/wiki/"),)
+    learnt = (("Ray_Charles", "https://en.m.wikipedia.org/wiki/Ray_Charles"),)
+    assert mounts("mediawiki", sources=learnt) == (Mount("en.wikipedia.org/wiki/"),)
+    assert mounts("stackexchange", name="unix.stackexchange.com_en_all") == (
+        Mount("unix.stackexchange.com/"),
+    )
+    assert mounts("stackexchange", name="kiwix_legacy_qa") == ()
+    assert mounts("ifixit", name="ifixit_fr_selection") == (Mount("fr.ifixit.com/"),)
+    assert mounts("ifixit", name="repairs_en_all") == ()
+    listed = PageList(site="https://chem.libretexts.org")
+    assert mounts("libretexts", pages=listed) == (Mount("chem.libretexts.org/"),)
+    assert mounts("libretexts") == ()
+    # ted2zim records no talk's address: no page is read to learn one.
+    assert not get_adapter("ted").site_samples
+    assert mounts("ted") == ()
+
+
+def test_the_page_lists_of_gutenberg_and_freecodecamp() -> None:
+    gutenberg = get_adapter("gutenberg")
+    books = gutenberg.parse_page_list(
+        b'var json_data = [["Emma", "Jane Austen", "110", 158, "PR"], ["x"], 7];'
+    )
+    assert (books.paths, books.site) == ({"ebooks/158": "Emma.158"}, "https://www.gutenberg.org")
+    assert gutenberg.parse_page_list(b"var json_data = [[oops];").paths == {}
+    assert gutenberg.web_paths("files/158/158-h/158-h.htm") == ("ebooks/158",)
+    assert gutenberg.web_paths("ebooks/search/?query=emma") == ()
+    course = get_adapter("freecodecamp").parse_page_list(
+        b'{"sb": {"block": [{"title": "Where do I Belong", "slug": "a24c"}]}}'
+    )
+    assert course.paths == {
+        "learn/sb/block/where-do-i-belong": "content/curriculum/sb/block/a24c.md"
+    }
+    assert get_adapter("freecodecamp").parse_page_list(b"[1, 2]").paths == {}
