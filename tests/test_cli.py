@@ -185,6 +185,44 @@ def test_list_shows_every_library_without_opening(tmp_path: Path, root: Path) ->
     assert "pattern:" not in result.stdout  # no path is a pattern
 
 
+def _web_rows(stdout: str) -> dict[str, str]:
+    """The rows of the web links table validate and ``list --links`` print: library ->
+    the rest of its row."""
+    lines = stdout.split("\nweb links: ", 1)[1].splitlines()
+    assert lines[1].split() == [
+        "library",
+        "on",
+        "the",
+        "web",
+        "its",
+        "web",
+        "links",
+        "into",
+        "the",
+        "corpus",
+    ]
+    return {
+        line.split()[0]: " ".join(line.split()[1:])
+        for line in lines[3:]
+        if line and not line.startswith("web addresses:")
+    }
+
+
+def test_list_opens_archives_for_web_links_only_when_asked(demo_corpus: Path) -> None:
+    env = settings(demo_corpus.parent, demo_corpus)
+    plain = run("list", env=env)
+    assert plain.code == 0, plain.stderr
+    assert "web links" not in plain.stdout
+    linked = run("list", "--links", env=env)
+    assert linked.code == 0, linked.stderr
+    rows = _web_rows(linked.stdout)
+    assert rows["StackOverflow"] == (
+        "stackoverflow.com/ 4 of 6 web links lead into the corpus (Wikipedia 3, "
+        "Python-Docs 1); sample: 3 documents with web links (of 28 read)"
+    )
+    assert rows["Python-Docs"].startswith("docs.python.org/3.13/ 0 of 2 web links")
+
+
 # -- validate ------------------------------------------------------------------------------------
 
 
@@ -297,6 +335,32 @@ def test_validate_real_archives(tmp_path: Path, shared_zims: Path) -> None:
         *["off", "(INDEX=off)", "ok"],
     ]
     assert "warning: books: no full-text index and no title index" in result.stdout
+    # Where their pages are on the web (learnt from a page's canonical link: these
+    # archives predate the Source metadata), and what their web links lead to.
+    rows = _web_rows(result.stdout)
+    assert rows["ray"].startswith("en.wikipedia.org/wiki/ 0 of 27 web links lead into the corpus")
+    assert rows["books"].startswith("be.wikibooks.org/wiki/")
+
+
+def test_validate_says_which_snapshot_of_a_site_links_lead_to(
+    tmp_path: Path, demo_corpus: Path, next_month_wikipedia: Path
+) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    shutil.copy(demo_corpus.parent / "wikipedia" / "wikipedia_en_demo_maxi_2026-05.zim", corpus)
+    shutil.copy(next_month_wikipedia, corpus / "wikipedia_en_demo_maxi_2026-06.zim")
+    config = manifest(
+        tmp_path,
+        ("may", "wikipedia_en_demo_maxi_2026-05.zim", "mediawiki", True),
+        ("june", "wikipedia_en_demo_maxi_2026-06.zim", "mediawiki", True),
+    )
+    result = run("validate", env=settings(corpus, config))
+    assert result.code == 0, result.stderr
+    assert (
+        "web addresses: libraries june (snapshot 2026-06) and may (snapshot 2026-05) both "
+        "hold pages of en.wikipedia.org/wiki/: a link there leads to june where it holds "
+        "the page, else to may"
+    ) in result.stdout.splitlines()
 
 
 def test_symlink_out_of_root_is_rejected_by_validate(tmp_path: Path, root: Path) -> None:

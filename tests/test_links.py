@@ -79,8 +79,11 @@ def test_a_link_is_rendered_inline_with_its_text() -> None:
         "https://a.org/": "https://a.org/",
     }
     markdown = to_markdown(node, links=lambda a: targets.get(str(a.get("href"))))
+    # A bare web address is an autolink: one copy of it, marked as a link (fetch may
+    # lead it into the corpus).
     assert markdown == (
-        "See [`x()`](corpus://L/p#x), [why \\[not\\]](corpus://L/Ray_(film)), https://a.org/ and ."
+        "See [`x()`](corpus://L/p#x), [why \\[not\\]](corpus://L/Ray_(film)), "
+        "<https://a.org/> and ."
     )
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from typing import NamedTuple
 
 import msgspec
 
@@ -219,6 +220,23 @@ def select_sections(document: Document, requested: Sequence[str]) -> list[Sectio
 # ``Ray_(film)``).
 _TARGET = r"(?:[^()\s]|\([^()\s]*\))"
 _LINK = re.compile(rf"\[((?:\\.|[^\]\\])*)\]\((corpus://{_TARGET}*|#{_TARGET}+)\)")
+# A Markdown link to the web (its parentheses by the same rule), or a bare web address,
+# which the Markdown writes as an autolink (``<https://...>``).
+_WEB_LINK = re.compile(
+    rf"\[(?P<label>(?:\\.|[^\]\\])*)\]\((?P<target>https?://{_TARGET}*)\)"
+    r"|<(?P<address>https?://[^\s<>]+)>"
+)
+# Code in Markdown (a fenced block, an inline span): what looks like a link there is code.
+_CODE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[ \t]*$|(`+)[^`\n]*?\2", re.M | re.S)
+
+
+class WebLink(NamedTuple):
+    """A web address a fetched text links to that leads into the corpus."""
+
+    ref: str
+    note: str | None = None
+    """Said after the link's text ("Python 3.11 here": the corpus holds another version
+    of the page than the link names)."""
 
 
 def link_targets(sections: Sequence[FetchedSection]) -> Iterator[str]:
@@ -234,18 +252,34 @@ def link_paths(sections: Sequence[FetchedSection]) -> set[str]:
     return {_path(target) for target in link_targets(sections) if target.startswith(refs.SCHEME)}
 
 
+def web_links(contents: Iterable[str]) -> set[str]:
+    """The web addresses Markdown texts link to (links and autolinks; not inside code)."""
+    found: set[str] = set()
+    for content in contents:
+        if "http" not in content:
+            continue
+        code = _code_ranges(content) if "`" in content or "~~~" in content else ()
+        for match in _WEB_LINK.finditer(content):
+            if not _inside(match.start(), code):
+                found.add(match.group("address") or match.group("target"))
+    return found
+
+
 def without_dead_links(
     sections: Sequence[FetchedSection],
     exists: Mapping[str, bool],
     anchors: Collection[str],
     respelled: Mapping[str, str] | None = None,
+    web: Mapping[str, WebLink] | None = None,
 ) -> list[FetchedSection]:
     """The sections with every link an agent could not follow turned into its text: a
     ref to a path the archive lacks (``exists``: path -> found; scrapers leave some, such
     as DevDocs' ``license`` link to a page it skipped) or an ``#anchor`` no section holds.
     A ref to a path the archive stores under another one (``respelled``: path -> the
     stored one; a route of its page list, :meth:`Adapter.link_spellings`) links that one
-    instead.
+    instead. A web address the corpus holds (``web``: address -> where it leads, see
+    :mod:`corpus_mcp.webmap`) links its ref, a note after its text when it says one;
+    every other web address stays as it is.
     """
     moved = respelled or {}
 
@@ -262,12 +296,58 @@ def without_dead_links(
             alive = exists.get(path, False)
         return match.group(0) if alive else match.group(1)
 
+    def followed(content: str) -> str:
+        if "](" in content:
+            content = _LINK.sub(keep, content)
+        if web and "http" in content:
+            content = _led_into_the_corpus(content, web)
+        return content
+
     return [
-        msgspec.structs.replace(section, content=_LINK.sub(keep, section.content))
-        if "](" in section.content
+        msgspec.structs.replace(section, content=followed(section.content))
+        if "](" in section.content or (web and "http" in section.content)
         else section
         for section in sections
     ]
+
+
+def _led_into_the_corpus(content: str, web: Mapping[str, WebLink]) -> str:
+    """``content`` with each web link (or bare address) ``web`` names made a link to its
+    ref, the note after its text; code left as it is."""
+    code: Sequence[tuple[int, int]] | None = None
+
+    def lead(match: re.Match[str]) -> str:
+        nonlocal code
+        address = match.group("address")
+        found = web.get(address or match.group("target"))
+        if found is None:
+            return match.group(0)
+        if code is None:
+            code = _code_ranges(content)
+        if _inside(match.start(), code):
+            return match.group(0)
+        label = _escaped_label(address) if address else match.group("label")
+        note = f" ({found.note})" if found.note else ""
+        return f"[{label}{note}]({found.ref})"
+
+    return _WEB_LINK.sub(lead, content)
+
+
+def _code_ranges(content: str) -> list[tuple[int, int]]:
+    """Where a Markdown text has code (fenced blocks, inline spans)."""
+    return [match.span() for match in _CODE.finditer(content)]
+
+
+def _inside(position: int, ranges: Sequence[tuple[int, int]]) -> bool:
+    return any(start <= position < end for start, end in ranges)
+
+
+_LABEL_ESCAPES = re.compile(r"([\\\[\]*_`])")
+
+
+def _escaped_label(address: str) -> str:
+    """A web address as a link's text (Markdown's emphasis and brackets escaped)."""
+    return _LABEL_ESCAPES.sub(r"\\\1", address)
 
 
 def _path(ref: str) -> str:

@@ -16,6 +16,7 @@ import shlex
 import sys
 import textwrap
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
@@ -34,7 +35,7 @@ from corpus_mcp.config import (
     load_manifest,
     load_settings,
 )
-from corpus_mcp.console import Progress, human_size, render_table
+from corpus_mcp.console import Progress, human_size, render_table, shorten
 from corpus_mcp.families import LABELS, adapter_for
 from corpus_mcp.zim import ArchiveInfo, ZimOpenError, ZimReader
 
@@ -83,14 +84,17 @@ def library_warnings(library: Library, info: ArchiveInfo) -> list[str]:
     return warnings
 
 
-def inspect_library(library: Library, check: bool, progress: TextIO) -> LibraryReport:
-    """Open one archive (and run libzim's check when asked), never raising."""
+def inspect_library(
+    library: Library, check: bool, progress: TextIO
+) -> tuple[LibraryReport, ZimReader | None]:
+    """Open one archive (and run libzim's check when asked), never raising; the reader
+    too, for the web links' sample, when it opened."""
     report = LibraryReport(library=library)
     try:
         reader = ZimReader(library.file)
     except ZimOpenError as exc:
         report.failure = f"cannot open: {exc.reason}"
-        return report
+        return report, None
     report.info = reader.info
     report.warnings = library_warnings(library, reader.info)
     if check:
@@ -103,7 +107,7 @@ def inspect_library(library: Library, check: bool, progress: TextIO) -> LibraryR
         print(f"check of {library.name!r} {outcome} in {elapsed:.1f} s", file=progress)
         if not report.check_passed:
             report.failure = "integrity check failed (libzim Archive.check)"
-    return report
+    return report, reader
 
 
 def _validate_row(report: LibraryReport, settings: Settings) -> list[str]:
@@ -133,12 +137,16 @@ def _validate_row(report: LibraryReport, settings: Settings) -> list[str]:
 def validate(settings: Settings, manifest: Manifest, out: TextIO, err: TextIO) -> int:
     """Open every enabled library, print one table row each, then warnings and failures."""
     reports = []
+    readers: dict[str, ZimReader] = {}
     opening = Progress(err, "opening library", len(manifest.enabled))
     for done, library in enumerate(manifest.enabled):
         opening.step(done, f"{library.name} ({library.archive})")
         if settings.zim_check:
             opening.close()  # the check reports on lines of its own
-        reports.append(inspect_library(library, settings.zim_check, err))
+        report, reader = inspect_library(library, settings.zim_check, err)
+        reports.append(report)
+        if reader is not None and report.failure is None:
+            readers[library.name] = reader
     opening.close()
     headers = ["library", "adapter", "file", "size", "entries", "articles", "snapshot"]
     headers += ["language", "scraper", "full-text index", "title index", "section index"]
@@ -152,6 +160,8 @@ def validate(settings: Settings, manifest: Manifest, out: TextIO, err: TextIO) -
     disabled = [library.name for library in manifest.libraries if not library.enabled]
     if disabled:
         print(f"\ndisabled (not opened): {', '.join(disabled)}", file=out)
+    if readers:
+        print("\n" + web_links_report(readers, manifest, err), file=out)
     notes = [f"warning: {r.library.name}: {w}" for r in reports for w in r.warnings]
     folder_note = _index_folder_note(settings)
     if folder_note is not None:
@@ -167,6 +177,41 @@ def validate(settings: Settings, manifest: Manifest, out: TextIO, err: TextIO) -
     return EXIT_OK
 
 
+def web_links_report(readers: Mapping[str, ZimReader], manifest: Manifest, err: TextIO) -> str:
+    """Where each library's pages are on the web, and how many of the web links of a
+    sample of its documents lead into the corpus (:mod:`corpus_mcp.linksample`); then
+    the libraries whose addresses overlap."""
+    from corpus_mcp.adapters import get_adapter  # noqa: PLC0415 (validate and list --links)
+    from corpus_mcp.linksample import SAMPLE_PAGES, corpus_links  # noqa: PLC0415
+    from corpus_mcp.webmap import describe_overlap  # noqa: PLC0415
+
+    adapters = {lib.name: get_adapter(lib.adapter) for lib in manifest.enabled}
+    sampling = Progress(err, "sampling web links of", len(readers))
+    names = list(readers)
+    found = corpus_links(
+        readers,
+        {name: adapters[name] for name in names},
+        progress=lambda name: sampling.step(names.index(name), name),
+    )
+    sampling.close()
+    rows = []
+    for name in names:
+        mounts = found.mounts.get(name, ())
+        web = ", ".join(mount.address for mount in mounts) or "-"
+        if name in found.unreadable:
+            rows.append([name, "-", f"tables unreadable: {found.unreadable[name]}"])
+        else:
+            rows.append([name, shorten(web, 60), found.samples[name].describe()])
+    lines = [
+        f"web links: a sample of each library's documents (the first {SAMPLE_PAGES} with "
+        "web links, spread through the archive), resolved through every library's site "
+        "(its addresses on the web, scheme and www. aside)",
+        render_table(["library", "on the web", "its web links into the corpus"], rows),
+    ]
+    lines += [describe_overlap(overlap) for overlap in found.overlaps]
+    return "\n".join(lines)
+
+
 # -- list -------------------------------------------------------------------------------
 
 
@@ -179,10 +224,19 @@ def _chosen_by_patterns(libraries: tuple[Library, ...]) -> list[str]:
     ]
 
 
-def list_libraries(settings: Settings, manifest: Manifest, out: TextIO) -> int:
+def list_libraries(
+    settings: Settings,
+    manifest: Manifest,
+    out: TextIO,
+    *,
+    links: bool = False,
+    err: TextIO = sys.stderr,
+) -> int:
     """Every configured library, disabled ones included, without opening any archive:
     its path as written, the file it names (a pattern: the newest snapshot present),
-    that file's size and its section index; then why a pattern chose no file."""
+    that file's size and its section index; then why a pattern chose no file. With
+    ``links``, the enabled archives present are opened for their web links' sample
+    (:func:`web_links_report`)."""
     rows = []
     for library in manifest.libraries:
         present_file = library.unresolved is None and library.file.is_file()
@@ -213,6 +267,16 @@ def list_libraries(settings: Settings, manifest: Manifest, out: TextIO) -> int:
     ]
     if unresolved:
         print("\n" + "\n".join(unresolved), file=out)
+    if links:
+        readers: dict[str, ZimReader] = {}
+        for library in manifest.enabled:
+            if library.unresolved is None and library.file.is_file():
+                try:
+                    readers[library.name] = ZimReader(library.file)
+                except ZimOpenError as exc:
+                    print(f"\n{library.name}: cannot open: {exc.reason}", file=out)
+        if readers:
+            print("\n" + web_links_report(readers, manifest, err), file=out)
     return EXIT_OK
 
 
@@ -352,11 +416,17 @@ def build_parser() -> argparse.ArgumentParser:
         "open every enabled library, print its metadata; exit 1 on failure",
         'docs/configuration.md, "corpus.toml"',
     )
-    _command(
+    listing = _command(
         commands,
         "list",
         "list all configured libraries (disabled too) without opening them",
         'docs/configuration.md, "corpus.toml"',
+    )
+    listing.add_argument(
+        "--links",
+        action="store_true",
+        help="also open the enabled archives and say how many of the web links of a "
+        "sample of each one's documents lead into the corpus (validate says it too)",
     )
     index = _command(
         commands,
@@ -519,4 +589,4 @@ def main(argv: list[str] | None = None) -> int:
         return _tool(settings, manifest, args)
     if args.command == "index":
         return _index(settings, manifest, args)
-    return list_libraries(settings, manifest, sys.stdout)
+    return list_libraries(settings, manifest, sys.stdout, links=args.links, err=sys.stderr)

@@ -35,7 +35,7 @@ from corpus_mcp.admission import Admission, Busy
 from corpus_mcp.cache import ByteLRU
 from corpus_mcp.companions import read_companions
 from corpus_mcp.config import Manifest, Settings
-from corpus_mcp.document import Document
+from corpus_mcp.document import Document, walk
 from corpus_mcp.errors import CorpusError
 from corpus_mcp.fanout import Abandonable, Checkpoint, Failure, Job, Occupancy, Stuck, fan_out
 from corpus_mcp.federate import Candidate, competitive, federate, order, rescore, weigh_words
@@ -61,7 +61,9 @@ from corpus_mcp.sections import IndexUnreadable, SectionIndex
 from corpus_mcp.sections.catalog import IndexState
 from corpus_mcp.sections.manager import IndexManager
 from corpus_mcp.sections.reading import read_documents
+from corpus_mcp.snapshots import file_snapshot
 from corpus_mcp.symbols import SymbolTable
+from corpus_mcp.webmap import WebMap, describe_overlap, first_held, library_site, wanted_paths
 from corpus_mcp.wire import FetchOutput, SearchOutput, SearchResult, SectionRef
 from corpus_mcp.zim import (
     ArchiveInfo,
@@ -121,6 +123,9 @@ ANSWERS_CACHE_BYTES = 4_000_000
 FETCHES_CACHE_BYTES = 4_000_000
 #: Memory for remembered entry lookups of link targets (about a hundred bytes each).
 ENTRIES_CACHE_BYTES = 1_000_000
+#: Memory for remembered refs of documents' web links into the corpus (most documents
+#: have none: a hundred bytes each).
+LED_CACHE_BYTES = 1_000_000
 
 
 class ArchiveStuck(Exception):
@@ -236,6 +241,12 @@ class Corpus:
         )
         # And for whether an entry exists, which fetch asks of the paths links name.
         self._entries: ByteLRU[tuple[str, str], bool] = ByteLRU(ENTRIES_CACHE_BYTES)
+        # And for where a document's web links lead in the corpus (most lead nowhere).
+        self._led: ByteLRU[tuple[str, str], dict[str, assemble.WebLink]] = ByteLRU(LED_CACHE_BYTES)
+        # Where web addresses lead in the corpus (rebuilt when an archive is replaced),
+        # and the pairs of libraries the log has said share addresses.
+        self._overlaps_said: set[frozenset[str]] = set()
+        self.webmap = self._web_map()
         self.indexing = Indexing(
             indexes or index_manager(settings),
             self._libraries,
@@ -254,6 +265,29 @@ class Corpus:
     def library(self, name: str) -> Library:
         """An enabled library by its configured name (KeyError if unknown)."""
         return self._libraries[name]
+
+    def _web_map(self) -> WebMap:
+        """The map from web addresses to the libraries' documents, from every library's
+        site as its tables say; libraries whose sites share addresses said in the log,
+        once a pair."""
+        webmap = WebMap(
+            [
+                library_site(
+                    lib.name,
+                    lib.adapter,
+                    lib.tables.site,
+                    lib.tables.pages,
+                    file_snapshot(lib.service.info.file, lib.snapshot),
+                )
+                for lib in self._libraries.values()
+            ]
+        )
+        for overlap in webmap.overlaps():
+            pair = frozenset({overlap.first, overlap.second})
+            if pair not in self._overlaps_said:
+                self._overlaps_said.add(pair)
+                log.info("%s", describe_overlap(overlap))
+        return webmap
 
     # -- search -----------------------------------------------------------------------
 
@@ -639,9 +673,9 @@ class Corpus:
                 starts=resolved.starts,
             )
         exists = await self._existing(library, assemble.link_paths(folded.sections))
-        chosen = assemble.without_dead_links(
-            folded.sections, exists, index, await self._respelled(library, exists)
-        )
+        respelled = await self._respelled(library, exists)
+        web = await self._web_links(library, document)
+        chosen = assemble.without_dead_links(folded.sections, exists, index, respelled, web)
         output = FetchOutput(
             ref=refs.encode(name, path),
             library=name,
@@ -664,8 +698,13 @@ class Corpus:
 
     async def _existing(self, library: Library, paths: set[str]) -> dict[str, bool]:
         """Which of the paths a fetched text links to are entries of the library's
-        archive (remembered: an open archive never changes). A library that cannot be
-        asked right now leaves the links as they are."""
+        archive. A library that cannot be asked right now leaves the links as they are."""
+        found = await self._stored(library, paths)
+        return dict.fromkeys(paths, True) if found is None else found
+
+    async def _stored(self, library: Library, paths: set[str]) -> dict[str, bool] | None:
+        """Which of ``paths`` are entries of the library's archive (remembered: an open
+        archive never changes); None when it cannot be asked right now."""
         uuid = library.service.info.uuid
         known = {path: self._entries.get((uuid, path)) for path in paths}
         unknown = [path for path, found in known.items() if found is None]
@@ -676,14 +715,14 @@ class Corpus:
 
             looked_up: dict[str, bool] | None = None
             # Bounded like a fetch's other archive work; a failure here is no failure of
-            # the fetch (the document is read already): the links stay as written.
+            # the fetch (the document is read already).
             with (
                 trio.move_on_after(self.settings.search_timeout),
                 suppress(ArchiveUnavailable, ArchiveStuck, ZimError),
             ):
                 looked_up = await self._in_archive(library, look_up)
             if looked_up is None:
-                return dict.fromkeys(paths, True)
+                return None
             for path, found in looked_up.items():
                 self._entries.put((uuid, path), found, 64 + len(path))
             known.update(looked_up)
@@ -710,6 +749,46 @@ class Corpus:
             for path, others in spellings.items()
             if (found := next((other for other in others if stored.get(other)), None))
         }
+
+    async def _web_links(self, library: Library, document: Document) -> dict[str, assemble.WebLink]:
+        """Each web address a document links to that leads to a document of the corpus,
+        and its ref: the first library, in the map's order (:mod:`corpus_mcp.webmap`),
+        whose archive holds one of the paths the address may be stored under. A library
+        that is unavailable, stuck or cannot be asked leads nowhere: the address stays
+        as written. Remembered by document (most have none, and a document's other
+        sections are fetched next), unless a library could not be asked."""
+        key = (library.service.info.uuid, document.path)
+        known = self._led.get(key)
+        if known is not None:
+            return known
+        contents = [section.content for section in walk(document.sections)]
+        addresses = assemble.web_links(contents) if self.webmap.mentioned(contents) else set()
+        resolved = {
+            address: targets for address in addresses if (targets := self.webmap.resolve(address))
+        }
+        held: dict[str, dict[str, bool]] = {}
+        complete = True
+        for name, paths in wanted_paths(resolved.values()).items():
+            target = self._libraries[name]
+            stored = None
+            if not target.service.unavailable and name not in self._stuck:
+                stored = await self._stored(target, paths)
+            if stored is None:
+                complete = False
+            else:
+                held[name] = stored
+        links: dict[str, assemble.WebLink] = {}
+        for address, targets in resolved.items():
+            found = first_held(targets, held)
+            if found is not None:
+                lead, path = found
+                ref = refs.encode(lead.library, path, lead.fragment)
+                if len(ref) <= refs.MAX_REF_CHARS:
+                    links[address] = assemble.WebLink(ref, lead.note)
+        if complete and not readers_replaced():
+            weight = 64 + sum(128 + len(a) + len(link.ref) for a, link in links.items())
+            self._led.put(key, links, weight)
+        return links
 
     def _unavailable(
         self, library: str, reason: str, *, retry_after: float | None = None
@@ -907,6 +986,7 @@ class Corpus:
             before = service.info.uuid
             service.serve(reader)
             library.refresh(tables)
+            self.webmap = self._web_map()
             await self.indexing.reopen(library)
         # Whatever was remembered of the old archive (or of this one before it was
         # retired) goes: documents and hits by archive, answers by any library.
@@ -914,7 +994,10 @@ class Corpus:
         self._documents.discard_if(lambda key: key[0] in stale)
         self._hits.discard_if(lambda key: key[0] in stale)
         self._entries.discard_if(lambda key: key[0] in stale)
-        self._fetches.discard_if(lambda key: key[0] in stale)
+        # Any library's text may link into this one: every answer and every document's
+        # web addresses go (the map is new).
+        self._fetches.clear()
+        self._led.clear()
         self._answers.clear()
         return True
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 import msgspec
 
 from corpus_mcp import ranking
-from corpus_mcp.adapters import Adapter, PageList
+from corpus_mcp.adapters import Adapter, PageList, Site, SiteFacts
 from corpus_mcp.sections import SectionIndex
 from corpus_mcp.symbols import SymbolTable, build_table
 from corpus_mcp.zim import RedirectError, ZimError, ZimReader
@@ -39,6 +39,12 @@ STUB_MAX_WORDS = 64
 MAX_STUB_HOPS = 4
 #: Title-index candidates landed per search (each costs an entry lookup).
 TITLE_CANDIDATES = 10
+#: Pages whose source URLs tell where an archive's pages are on the web, when its
+#: metadata does not (read once per archive), and the entries looked at to find them.
+SITE_SAMPLES = 2
+SITE_PROBES = 64
+#: A sample page larger than this is passed over (a whole book): any page will do.
+SITE_SAMPLE_MAX_BYTES = 1_000_000
 
 
 class Landed(msgspec.Struct, frozen=True, kw_only=True):
@@ -138,6 +144,9 @@ class ArchiveTables(msgspec.Struct, frozen=True):
     pages: PageList = msgspec.field(default_factory=PageList)
     """Where links that name pages by route lead, and pages' web addresses
     (mindtouch2zim's ``content/shared.json``)."""
+    site: Site = msgspec.field(default_factory=Site)
+    """Where the archive's pages are on the web (:mod:`corpus_mcp.webmap` leads links
+    from other archives there)."""
 
 
 def load_tables(reader: ZimReader, adapter: Adapter) -> ArchiveTables:
@@ -151,7 +160,67 @@ def load_tables(reader: ZimReader, adapter: Adapter) -> ArchiveTables:
         pages = load_pages(reader, adapter)
     except ZimError as exc:
         raise ZimError(f"its page list: {exc.reason}") from exc
-    return ArchiveTables(symbols=symbols, pages=pages)
+    try:
+        site = load_site(reader, adapter, pages)
+    except ZimError as exc:
+        raise ZimError(f"its metadata: {exc.reason}") from exc
+    return ArchiveTables(symbols=symbols, pages=pages, site=site)
+
+
+def load_site(reader: ZimReader, adapter: Adapter, pages: PageList) -> Site:
+    """Where the archive's pages are on the web: what its metadata and page list say,
+    else what the source URLs of a page or two show (the adapter says whether it needs
+    them: :attr:`~corpus_mcp.adapters.Adapter.site_samples`). A handful of reads, never
+    a walk of the archive."""
+    info = reader.info
+    facts = SiteFacts(
+        name=info.name, title=info.title, source=reader.metadata("Source"), pages=pages
+    )
+    site = adapter.web_site(facts)
+    if site.mounts or not adapter.site_samples:
+        return site
+    sampled = msgspec.structs.replace(facts, sources=sample_sources(reader, adapter))
+    return adapter.web_site(sampled)
+
+
+def sample_sources(reader: ZimReader, adapter: Adapter) -> tuple[tuple[str, str], ...]:
+    """``(path, source URL)`` of up to :data:`SITE_SAMPLES` documents: the main page,
+    then documents from the middle of the archive (a wiki's first paths are oddities)."""
+    info = reader.info
+    middle = info.entry_count // 2
+    paths = [info.main_path] if info.main_path else []
+    paths += [
+        entry.path
+        for entry in reader.entries(middle, middle + SITE_PROBES)
+        if not entry.redirect
+        and entry.size <= SITE_SAMPLE_MAX_BYTES
+        and adapter.is_content(entry.path, entry.mimetype)
+    ]
+    found: list[tuple[str, str]] = []
+    for path in dict.fromkeys(paths):
+        source = _source_of(reader, adapter, path)
+        if source is not None:
+            found.append((path, source))
+            if len(found) >= SITE_SAMPLES:
+                break
+    return tuple(found)
+
+
+def _source_of(reader: ZimReader, adapter: Adapter, path: str) -> str | None:
+    """The source URL the document at ``path`` gives (read for search: its metadata is
+    all that is wanted), or None."""
+    try:
+        entry, content = reader.read(path)
+    except ZimError:
+        return None
+    if entry.path != path or not adapter.is_content(path, entry.mimetype):
+        return None  # a redirect: its target's path is not the one its URL names
+    title = entry_title(reader, adapter, path, entry.title)
+    try:
+        document = adapter.parse(path, title, content, "", view=True)
+    except ValueError:  # data the family's reader refuses: that page teaches nothing
+        return None
+    return adapter.source_url(document, reader.info.name)
 
 
 def load_pages(reader: ZimReader, adapter: Adapter) -> PageList:

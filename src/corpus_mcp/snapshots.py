@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from pathlib import Path
 
 import msgspec
 
@@ -35,6 +36,13 @@ def snapshot_in_name(name: str) -> Snapshot | None:
     if found is None:
         return None
     return Snapshot(found["month"], found["rebuild"])
+
+
+def file_snapshot(file: str, dated: str | None) -> str | None:
+    """Which snapshot an archive file is, as the manifest's patterns order them: the
+    date its name carries (``2026-05a``), else ``dated`` (its ``Date`` metadata's month)."""
+    found = snapshot_in_name(Path(file).name)
+    return str(found) if found is not None else dated
 
 
 def without_snapshot(stem: str) -> str:

@@ -7,7 +7,15 @@ from __future__ import annotations
 
 from typing import Final
 
-from corpus_mcp.adapters.base import Adapter, AdapterDefaults, Landing, PageList, symbol_key
+from corpus_mcp.adapters.base import (
+    Adapter,
+    AdapterDefaults,
+    Landing,
+    PageList,
+    Site,
+    SiteFacts,
+    symbol_key,
+)
 from corpus_mcp.adapters.devdocs import DevDocsAdapter
 from corpus_mcp.adapters.freecodecamp import FreeCodeCampAdapter
 from corpus_mcp.adapters.gutenberg import GutenbergAdapter
@@ -49,6 +57,8 @@ __all__ = [
     "AdapterDefaults",
     "Landing",
     "PageList",
+    "Site",
+    "SiteFacts",
     "get_adapter",
     "symbol_key",
 ]

@@ -13,6 +13,7 @@ from typing import Protocol
 
 import msgspec
 
+from corpus_mcp.addresses import Mount, mount_of, quick_host
 from corpus_mcp.document import Document
 
 
@@ -34,6 +35,67 @@ class PageList(msgspec.Struct, frozen=True, gc=False):
     document it names."""
     urls: dict[str, str] = msgspec.field(default_factory=dict)
     """A document's path -> its page on the web (to cite; never fetched)."""
+    site: str = ""
+    """The site's address (``https://chem.libretexts.org``) whose paths the listed
+    routes are: a link to ``site/<route>`` leads to the route's document."""
+
+
+class Site(msgspec.Struct, frozen=True, gc=False):
+    """Where an archive's pages are on the web, read once per archive with its other
+    tables (:func:`corpus_mcp.gather.load_site`): a few address prefixes, never a table
+    of every page (English Wikipedia is one mount). A link to an address under a mount
+    leads to the page the archive stores there (:mod:`corpus_mcp.webmap`)."""
+
+    mounts: tuple[Mount, ...] = ()
+    title: str = ""
+    """The archive's title ("Python 3.11 documentation"): what a link's text calls the
+    version the corpus holds when the link names another."""
+
+
+class SiteFacts(msgspec.Struct, frozen=True, kw_only=True):
+    """What an archive says about where its pages come from, as the corpus manager reads
+    it once per archive (:func:`corpus_mcp.gather.load_site`)."""
+
+    name: str
+    """``Name`` metadata (sotoki and ifixit2zim name the site in it)."""
+    title: str
+    source: str | None = None
+    """``Source`` metadata (mwoffliner 1.15+: the wiki's host, ``en.wikipedia.org``)."""
+    sources: tuple[tuple[str, str], ...] = ()
+    """A page or two as ``(path, source URL)``, read when the adapter asks for samples
+    (:attr:`Adapter.site_samples`): the main page first, then pages from the middle of
+    the archive."""
+    pages: PageList = msgspec.field(default_factory=PageList)
+    """The archive's page list (:attr:`Adapter.page_list`), when it has one."""
+
+
+def learnt_site(facts: SiteFacts) -> Site:
+    """The mounts the sample pages' source URLs show (:func:`corpus_mcp.addresses.mount_of`),
+    each once."""
+    mounts = [mount for path, url in facts.sources for mount in mount_of(path, url)]
+    return Site(mounts=tuple(dict.fromkeys(mounts)), title=facts.title)
+
+
+def listed_site(facts: SiteFacts) -> Site:
+    """The site an archive's page list names (its routes are that site's paths)."""
+    host = quick_host(facts.pages.site) if facts.pages.site else None
+    if not host:
+        return Site(title=facts.title)
+    return Site(mounts=(Mount(f"{host}/"),), title=facts.title)
+
+
+def folder_variants(rest: str) -> tuple[str, ...]:
+    """The paths a site's address remainder may be stored under: itself, without a
+    page suffix (DevDocs' ``library/shutil`` for ``library/shutil.html``), a folder's
+    index page (``tutorial/`` -> ``tutorial/index``, ``tutorial/index.html``), a page
+    address without its folder slash. ``""`` (a mount's own address) stays: a crawl
+    stores its root page at the mount's path itself."""
+    if not rest or rest.endswith("/"):
+        return tuple(dict.fromkeys((f"{rest}index", f"{rest}index.html", rest, rest.rstrip("/"))))
+    for suffix in (".html", ".htm"):
+        if rest.endswith(suffix):
+            return (rest[: -len(suffix)], rest)
+    return (rest, f"{rest}/index", f"{rest}.html", f"{rest}/")
 
 
 def symbol_key(name: str) -> str:
@@ -128,6 +190,21 @@ class Adapter(Protocol):
         the archive's metadata), so an agent can cite it; never fetched."""
         ...
 
+    site_samples: bool
+    """Whether :meth:`web_site` needs a page or two's source URLs (read and parsed once
+    per archive): the families whose site no metadata names."""
+
+    def web_site(self, facts: SiteFacts) -> Site:
+        """Where this archive's pages are on the web (the mounts its source URLs show,
+        its metadata, its page list); an empty :class:`Site` when it cannot say."""
+        ...
+
+    def web_paths(self, rest: str) -> tuple[str, ...]:
+        """The paths the page at a mount's address + ``rest`` (percent-decoded) may be
+        stored under, best first (the archive says which it holds). Pure and cheap:
+        called for every web link to one of the corpus's sites."""
+        ...
+
     def parse(
         self, path: str, title: str, html: bytes, library: str, *, view: bool = False
     ) -> Document:
@@ -168,6 +245,7 @@ class AdapterDefaults(ABC):
     page_list: str | None = None
     redirect_stubs: bool = False
     stubs_indexed_with_content: bool = False
+    site_samples: bool = True
 
     def stub_landing(self, path: str, html: bytes) -> Landing | None:
         return None
@@ -195,6 +273,15 @@ class AdapterDefaults(ABC):
     def source_url(self, document: Document, archive_name: str) -> str | None:
         """What the page itself says (DevDocs' attribution link, a canonical link)."""
         return document.metadata.get("source_url") or None
+
+    def web_site(self, facts: SiteFacts) -> Site:
+        """What the sample pages' source URLs show (a DevDocs attribution link, a
+        crawl's recorded URL, a canonical link)."""
+        return learnt_site(facts)
+
+    def web_paths(self, rest: str) -> tuple[str, ...]:
+        """The address's remainder as it is, without ``.html``, or as a folder's index."""
+        return folder_variants(rest)
 
     def parse_symbols(self, data: bytes) -> list[tuple[str, Landing]]:
         return []

@@ -7,7 +7,10 @@ reader (``index.html``) that the front articles ``index/<superblock>/<block>/<id
 challenge becomes its parts as sections (:mod:`corpus_mcp.adapters.challenge`): the
 description and instructions as prose, the tests as a list, the starting code and the
 solution as code blocks; its title is its front matter's. The course index
-(``content/curriculum/index.json``), the locales and MathJax's own files are no documents.
+(``content/curriculum/index.json``), the locales and MathJax's own files are no documents;
+the course index is the archive's page list: each challenge's address on freeCodeCamp
+(``/learn/<superblock>/<block>/<dashed title>``, the dashed title being what the
+front matter's ``dashedName`` is) leads to its Markdown.
 """
 
 from __future__ import annotations
@@ -15,6 +18,9 @@ from __future__ import annotations
 import re
 from typing import Final
 
+import msgspec
+
+from corpus_mcp.adapters.base import PageList
 from corpus_mcp.adapters.challenge import Part, read_challenge
 from corpus_mcp.adapters.fronted import FrontedAdapter
 from corpus_mcp.document import Document, Section
@@ -23,6 +29,18 @@ from corpus_mcp.ranking.passages import passages
 __all__ = ["FreeCodeCampAdapter"]
 
 _LEARN_URL: Final = "https://www.freecodecamp.org/learn/{superblock}/{block}/{name}"
+_SITE: Final = "https://www.freecodecamp.org"
+_NOT_DASHED: Final = re.compile(r"[^a-z0-9]+")
+
+
+class _Listed(msgspec.Struct):
+    """A challenge in fcc2zim's course index (its keys)."""
+
+    title: str
+    slug: str
+
+
+_decode_index = msgspec.json.Decoder(dict[str, dict[str, list[_Listed]]]).decode
 
 
 class FreeCodeCampAdapter(FrontedAdapter):
@@ -36,6 +54,24 @@ class FreeCodeCampAdapter(FrontedAdapter):
     stub = re.compile(r"index/(?P<superblock>[^/]+)/(?P<block>[^/]+)/(?P<id>[^/]+)\.html")
     content_path = "content/curriculum/{superblock}/{block}/{id}.md"
     stub_path = "index/{superblock}/{block}/{id}.html"
+    page_list: str | None = "content/curriculum/index.json"
+
+    def parse_page_list(self, data: bytes) -> PageList:
+        """Each challenge's path on freeCodeCamp (``learn/<superblock>/<block>/<dashed
+        title>``) -> its Markdown; an index it cannot read lists nothing."""
+        try:
+            course = _decode_index(data)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return PageList()
+        paths = {
+            f"learn/{superblock}/{block}/{dashed_name(item.title)}": self.content_path.format(
+                superblock=superblock, block=block, id=item.slug
+            )
+            for superblock, blocks in course.items()
+            for block, items in blocks.items()
+            for item in items
+        }
+        return PageList(paths=paths, site=_SITE)
 
     def parse(
         self, path: str, title: str, html: bytes, library: str, *, view: bool = False
@@ -83,3 +119,9 @@ def _fill(section: Section, markdown: str, view: bool) -> None:
         section.passages = passages(markdown)
     else:
         section.content = markdown
+
+
+def dashed_name(title: str) -> str:
+    """A challenge's title as freeCodeCamp dashes it in its address (its ``dashedName``):
+    "Where do I Belong" -> ``where-do-i-belong``."""
+    return _NOT_DASHED.sub("-", title.lower()).strip("-")

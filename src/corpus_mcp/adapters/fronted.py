@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from corpus_mcp.adapters.base import AdapterDefaults, Landing
+from corpus_mcp.adapters.base import AdapterDefaults, Landing, Site, SiteFacts, listed_site
 
 __all__ = ["FrontedAdapter"]
 
@@ -30,6 +30,18 @@ class FrontedAdapter(AdapterDefaults):
     stub_path: str
     main_page_is_navigation = True
     """The main page is the Vue.js reader: code, never a result."""
+    site_samples = False
+    """A page's address comes from the page list (or the family's own rule), never
+    from its content."""
+
+    def web_site(self, facts: SiteFacts) -> Site:
+        """The site the page list names: its routes are the paths of its addresses."""
+        return listed_site(facts)
+
+    def web_paths(self, rest: str) -> tuple[str, ...]:
+        """The address's path is a route of the page list (which leads to its data file)."""
+        route = rest.strip("/")
+        return (route,) if route else ()
 
     def is_content(self, path: str, mimetype: str) -> bool:
         """The data files, told by their path (the archive writes nothing else there):

@@ -14,7 +14,10 @@ What gutenberg2zim 3.x writes (``../shared/zims/families/README.md``):
   skeletons whose book lists scripts fill from ``*.js`` JSON helpers, which an adapter
   (bytes of one entry in) cannot read. They are navigation, never a result: the books
   themselves answer a search for their author, whose name their titles carry;
-- EPUBs, covers, scripts and their l10n JSON: never documents.
+- EPUBs, covers, scripts and their l10n JSON: never documents. One of those helpers,
+  ``full_by_title.js`` (every book's title and number), is the archive's page list: a
+  book's address on Project Gutenberg (``/ebooks/<id>``, or one of its files') leads to
+  the book.
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ from __future__ import annotations
 import re
 from typing import Final
 
+import msgspec
 from lxml.html import HtmlElement
 
-from corpus_mcp.adapters.base import AdapterDefaults
+from corpus_mcp.adapters.base import AdapterDefaults, PageList, Site, SiteFacts, listed_site
 from corpus_mcp.adapters.book import book_sections
 from corpus_mcp.adapters.links import LinkResolver
 from corpus_mcp.cleaning import (
@@ -51,6 +55,11 @@ _INFOBOX_CLASSES: Final = ("zim_info", "zim_epub", "zim_up")
 # first picture is its cover, which the cover page already shows.
 _COVER_IMAGE: Final = re.compile(r"(?:\./)?\d+_cover\.\w+")
 _EBOOK_URL: Final = "https://www.gutenberg.org/ebooks/{}"
+_SITE: Final = "https://www.gutenberg.org"
+# A book's addresses on Project Gutenberg: its page, its files, its cached EPUB and HTML.
+_WEB_BOOK: Final = re.compile(r"(?:ebooks|files|cache/epub)/(\d+)(?:[./].*)?")
+_BOOK_LIST_START: Final = b"["
+
 _DATES: Final = re.compile(r"\d|^(?:fl\.|active|approximately|ca\.)", re.IGNORECASE)
 
 
@@ -76,6 +85,33 @@ class GutenbergAdapter(AdapterDefaults):
         """A hit on a book's cover page offers the book (``Emma_cover.158`` ->
         ``Emma.158``); any other page offers itself."""
         return _book_path(path)
+
+    page_list: str | None = "full_by_title.js"
+    site_samples = False
+    """A book's address is its number, which the page list maps to its title."""
+
+    def parse_page_list(self, data: bytes) -> PageList:
+        """``ebooks/<id>`` -> ``<Title>.<id>`` for every book of ``full_by_title.js``
+        (``var json_data = [[title, author, downloads, id, shelf], ...];``); a list it
+        cannot read lists nothing."""
+        start, end = data.find(_BOOK_LIST_START), data.rfind(b"]")
+        try:
+            books = msgspec.json.decode(data[start : end + 1]) if 0 <= start < end else []
+        except msgspec.DecodeError:
+            return PageList()
+        paths: dict[str, str] = {}
+        for book in books if isinstance(books, list) else ():
+            if isinstance(book, list) and len(book) > 3 and isinstance(book[0], str):
+                paths.setdefault(f"ebooks/{book[3]}", f"{book[0]}.{book[3]}")
+        return PageList(paths=paths, site=_SITE)
+
+    def web_site(self, facts: SiteFacts) -> Site:
+        return listed_site(facts)
+
+    def web_paths(self, rest: str) -> tuple[str, ...]:
+        """Any of a book's addresses is the book (its page list route)."""
+        book = _WEB_BOOK.fullmatch(rest)
+        return (f"ebooks/{book.group(1)}",) if book else ()
 
     @xml_safe_retry
     def parse(

@@ -39,7 +39,9 @@ from urllib.parse import parse_qs, quote, urlsplit
 import lxml.html
 from lxml.html import HtmlElement
 
+from corpus_mcp.adapters.base import Site, SiteFacts
 from corpus_mcp.adapters.html import HtmlAdapter
+from corpus_mcp.addresses import Mount, normal_host
 from corpus_mcp.cleaning import (
     make_element,
     parse_html,
@@ -91,6 +93,9 @@ _SITES: Final = {
     "it": "https://it.ifixit.com",
 }
 _SOURCED_PREFIXES: Final = ("Guide/", "Device/", "Info/", "Topic/")
+# iFixit's address of a guide: ``Guide/<its title, slugged>/<id>`` (ifixit2zim stores
+# ``Guide/-/<id>``, an address iFixit also answers).
+_WEB_GUIDE: Final = re.compile(r"Guide/[^/]+/(\d+)/?")
 
 
 class IfixitAdapter(HtmlAdapter):
@@ -120,6 +125,28 @@ class IfixitAdapter(HtmlAdapter):
         kind, _, name = path.partition("/")
         other = name.replace("_", " ") if "_" in name else name.replace(" ", "_")
         return (f"{kind}/{other}",) if other != name else ()
+
+    site_samples = False
+    """The archive's Name says its site."""
+
+    def web_site(self, facts: SiteFacts) -> Site:
+        """iFixit's site of the archive's language (Name ``ifixit_<lang>_...``)."""
+        site = site_url(facts.name, "Guide/")
+        if site is None:
+            return Site(title=facts.title)
+        host = normal_host(urlsplit(site).netloc)
+        return Site(mounts=(Mount(f"{host}/"),), title=facts.title)
+
+    def web_paths(self, rest: str) -> tuple[str, ...]:
+        """A guide by its id whatever its address's title; a device, topic or info page
+        in both spellings iFixit's links and ifixit2zim's paths use."""
+        guide = _WEB_GUIDE.fullmatch(rest)
+        if guide is not None:
+            return (f"Guide/-/{guide.group(1)}",)
+        path = rest.rstrip("/")
+        if not path.startswith(_SOURCED_PREFIXES):
+            return ()
+        return (path, *self.link_spellings(path))
 
     def source_url(self, document: Document, archive_name: str) -> str | None:
         """The page on iFixit: ``https://www.ifixit.com/Guide/-/142207``, the site of the

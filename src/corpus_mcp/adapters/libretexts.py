@@ -112,7 +112,7 @@ class LibreTextsAdapter(FrontedAdapter):
             paths.setdefault(route, document)
             if site:
                 urls.setdefault(document, f"{site}/{quote(route, safe=_URL_SAFE)}")
-        return PageList(paths=paths, urls=urls)
+        return PageList(paths=paths, urls=urls, site=site)
 
     def parse(
         self, path: str, title: str, html: bytes, library: str, *, view: bool = False

@@ -25,9 +25,10 @@ import lxml.etree
 import msgspec
 from lxml.html import HtmlElement
 
-from corpus_mcp.adapters.base import AdapterDefaults, Landing
+from corpus_mcp.adapters.base import AdapterDefaults, Landing, Site, SiteFacts, learnt_site
 from corpus_mcp.adapters.links import LinkResolver, web_url
 from corpus_mcp.adapters.stubs import refresh_landing
+from corpus_mcp.addresses import Mount, normal_host
 from corpus_mcp.cleaning import (
     Rendered,
     Rendering,
@@ -157,6 +158,24 @@ class MediaWikiAdapter(AdapterDefaults):
         if b"mw-content-text" in html:
             return None
         return refresh_landing(path, html)
+
+    def web_site(self, facts: SiteFacts) -> Site:
+        """``https://<host>/wiki/<Title>``: the host mwoffliner 1.15+ writes as ``Source``,
+        else the one a page's canonical link (or footer) names."""
+        if facts.source and "." in facts.source:
+            host = normal_host(facts.source.split("://", 1)[-1].split("/", 1)[0])
+            return Site(mounts=(Mount(f"{host}/wiki/"),), title=facts.title)
+        return learnt_site(facts)
+
+    def web_paths(self, rest: str) -> tuple[str, ...]:
+        """A title as MediaWiki reads it: spaces are underscores, and the first letter is
+        a capital on wikis that capitalise titles (all but Wiktionary's: the archive
+        says which it stores)."""
+        title = rest.replace(" ", "_").strip("_")
+        if not title:
+            return ()
+        capital = title[:1].upper() + title[1:]
+        return (title, capital) if capital != title else (title,)
 
     @xml_safe_retry
     def parse(

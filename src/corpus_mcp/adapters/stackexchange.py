@@ -16,8 +16,9 @@ from typing import Final
 
 from lxml.html import HtmlElement
 
-from corpus_mcp.adapters.base import AdapterDefaults
+from corpus_mcp.adapters.base import AdapterDefaults, Site, SiteFacts
 from corpus_mcp.adapters.links import LinkResolver
+from corpus_mcp.addresses import Mount, normal_host
 from corpus_mcp.cleaning import (
     Rendering,
     has_class,
@@ -35,6 +36,11 @@ _REDIRECT_PATH: Final = re.compile(r"questions/\d+|a/\d+")
 # bug: a missing port became "None"); without that prefix they are ordinary relative links.
 _BROKEN_PORT_PREFIX: Final = "//:None/"
 _ANSWER_LINK: Final = re.compile(r"(?:^|/)a/(\d+)/?$")
+# Stack Exchange's own addresses of a question (``questions/<id>/<slug>``, the short
+# ``q/<id>/<user>``, an answer's long form ``questions/<qid>/<slug>/<aid>``) and of an
+# answer (``a/<aid>/<user>``).
+_WEB_QUESTION: Final = re.compile(r"(?:questions|q)/(\d+)(?:/([^/]+)(?:/(\d+))?)?/?")
+_WEB_ANSWER: Final = re.compile(r"(?:a|answers)/(\d+)(?:/\d+)?/?")
 # A user card's stamp: "asked Aug 10 '10 at 15:40", "answered Jan 5, 2021 at 12:00".
 _CARD_STAMP: Final = re.compile(
     r"(?P<verb>asked|answered|edited)\s+(?P<month>[A-Z][a-z]{2})\s+(?P<day>\d{1,2})"
@@ -135,6 +141,32 @@ class StackExchangeAdapter(AdapterDefaults):
         if "." not in domain or not _THREAD_PATH.fullmatch(document.path):
             return None
         return f"https://{domain}/{document.path}"
+
+    site_samples = False
+    """The archive's Name says its site."""
+
+    def web_site(self, facts: SiteFacts) -> Site:
+        """``https://<site>/``: sotoki names an archive after the site's domain."""
+        domain = facts.name.split("_", 1)[0]
+        if "." not in domain:
+            return Site(title=facts.title)
+        return Site(mounts=(Mount(f"{normal_host(domain)}/"),), title=facts.title)
+
+    def web_paths(self, rest: str) -> tuple[str, ...]:
+        """A question's address leads to sotoki's ``questions/<id>`` redirect (the slug
+        in a link need not be the stored one), else the slug as written (archives before
+        the redirects); an answer's to its ``a/<id>`` redirect (which lands on the
+        answer); nothing else on the site is a document."""
+        answer = _WEB_ANSWER.fullmatch(rest)
+        if answer is not None:
+            return (f"a/{answer.group(1)}",)
+        question = _WEB_QUESTION.fullmatch(rest)
+        if question is None:
+            return ()
+        qid, slug, aid = question.groups()
+        if aid:
+            return (f"a/{aid}", f"questions/{qid}")
+        return (f"questions/{qid}", f"questions/{qid}/{slug}") if slug else (f"questions/{qid}",)
 
     # sotoki only writes libzim redirects, never HTML stubs: the default stub_landing.
 

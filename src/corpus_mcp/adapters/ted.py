@@ -73,6 +73,9 @@ class TedAdapter(HtmlAdapter):
     """``index`` is the list of talks, filled by a script."""
     redirect_stubs = False
     """ted2zim writes no HTML redirect stubs."""
+    site_samples = False
+    """ted2zim records no talk's address on ted.com (see the module): no link leads
+    into a TED archive."""
 
     def is_content(self, path: str, mimetype: str) -> bool:
         """Talk pages, at the archive's root; not ``index``, the videos, subtitles,

@@ -50,6 +50,8 @@ _SUP_PLAIN = re.compile(r"^[0-9+\-−–⁄/.,()nNiIxX]+$")
 # What a Markdown link destination may not hold unescaped.
 _DESTINATION_UNSAFE = re.compile(r"[\s<>()\\]")
 _DESTINATION_UNSAFE_BALANCED = re.compile(r"[\s<>\\]")
+# A web address CommonMark reads as an autolink between angle brackets.
+_AUTOLINK_TARGET = re.compile(r"https?://[^\s<>]+")
 
 
 def collapse_spaces(text: str) -> str:
@@ -272,10 +274,15 @@ class InlineRenderer(ABC):
         return self.inline_children(el)
 
     def link(self, el: HtmlElement, target: str) -> str:
-        """``[text](target)``; the text alone when it is empty or is the target itself
-        (a bare URL needs no second copy)."""
+        """``[text](target)``; the text alone when it is empty; an autolink
+        (``<https://...>``) when the text is the web address itself: a bare URL needs no
+        second copy, and the mark lets fetch lead it into the corpus like any link."""
         inner = self.inline_children(el)
         stripped = inner.strip()
+        if _AUTOLINK_TARGET.fullmatch(target) and "".join(el.itertext()).strip() == target:
+            lead = " " if inner[:1].isspace() else ""
+            trail = " " if inner[-1:].isspace() else ""
+            return f"{lead}{self.protect(f'<{target}>')}{trail}"
         if not stripped or stripped == target or _BR in stripped:
             return inner
         lead = " " if inner[:1].isspace() else ""

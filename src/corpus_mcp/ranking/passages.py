@@ -39,6 +39,8 @@ _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _STRONG = re.compile(r"(?<!\\)\*\*(?=\S)(.+?)(?<=\S)(?<!\\)\*\*")
 _EMPHASIS = re.compile(r"(?<![\\\w*])\*(?=\S)(.+?)(?<=\S)(?<!\\)\*(?![\w*])")
 _HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+# A bare web address, which the Markdown writes as an autolink: its text is the address.
+_AUTOLINK = re.compile(r"<(https?://[^\s<>]+)>")
 _CODE_OPEN, _CODE_CLOSE = "\ue000", "\ue001"
 _STASHED = re.compile(f"{_CODE_OPEN}(\\d+){_CODE_CLOSE}")
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([,.;:!?)])")
@@ -74,6 +76,7 @@ def flatten_inline(
         text = _REF_LINK.sub(r"\1", text) if "][" in text else text
         text = _CITATION.sub("", text)
     if "<" in text:
+        text = _AUTOLINK.sub(r"\1", text) if "://" in text else text
         text = _HTML_TAG.sub("", text)
     if "$" in text:
         text = _INLINE_MATH.sub(lambda m: m.group(1) if keep_math(m.group(1)) else "", text)
