@@ -108,6 +108,22 @@ def test_fetch_prints_markdown_with_section_ids(demo_corpus: Path) -> None:
     assert "- accepted-answer (Accepted answer by Ada Lindqvist)" in one.stdout
 
 
+def test_the_lead_is_named_as_one_asks_for_it(demo_corpus: Path) -> None:
+    """The lead section's id is empty: its heading carries no ``{#}``, and the lists of
+    sections name it ``""``, which ``--section ""`` fetches."""
+    env = settings(demo_corpus)
+    ref = "corpus://Python-Docs/tutorial/classes"
+    whole = run("fetch", ref, "--section", "multiple-inheritance", env=env)
+    assert whole.code == 0, whole.stderr
+    assert '\n- "" (Classes)\n' in whole.stdout
+    lead = run("fetch", ref, "--section", "", env=env)
+    assert lead.code == 0, lead.stderr
+    assert "\n## Classes\n" in lead.stdout and "{#}" not in lead.stdout
+    found = run("search", "abc abstract base classes", "--limit", "1", env=env)
+    assert found.code == 0, found.stderr
+    assert '"" (abc' in found.stdout
+
+
 def test_fetch_lists_what_it_left_out_for_size(demo_corpus: Path) -> None:
     env = {**settings(demo_corpus), "FETCH_BUDGET_CHARS": "600"}
     ref = "corpus://Python-Docs/library/threading#threading.Thread"

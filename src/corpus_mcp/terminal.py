@@ -84,9 +84,7 @@ def render_search(output: SearchOutput) -> str:
         for rank, result in enumerate(output.results, start=1):
             lines += ["", f"[{rank}] {result.ref}", f"    {result.snippet}"]
             if result.relevant_sections:
-                hints = ", ".join(
-                    f"{s.id or '(lead)'} ({s.title})" for s in result.relevant_sections
-                )
+                hints = ", ".join(f"{_typed(s.id)} ({s.title})" for s in result.relevant_sections)
                 lines.append(f"    sections: {hints}")
     if output.partial:
         lines += ["", f"partial: no answer from {', '.join(output.unavailable_libraries)}"]
@@ -104,10 +102,16 @@ def _metadata_line(metadata: Mapping[str, object]) -> str:
     return "*" + " · ".join(f"{key}: {shown(value)}" for key, value in metadata.items()) + "*"
 
 
+def _typed(section_id: str) -> str:
+    """A section id as one types it after ``--section``: the lead's, empty, quoted."""
+    return section_id or '""'
+
+
 def render_fetch(output: FetchOutput) -> str:
     """The document as Markdown: a title, where it comes from, then its sections.
 
-    Headings carry the section id as ``{#id}``; the lead section (id ``""``) has none.
+    Headings carry the section id as ``{#id}``; the lead section (id ``""``) has none,
+    and the list of other sections names it ``""``, as ``--section ""`` asks for it.
     """
     snapshot = f" · snapshot {output.snapshot}" if output.snapshot else ""
     lines = [f"# {output.title}", "", f"{output.ref} · {output.library} · {output.kind}{snapshot}"]
@@ -116,7 +120,8 @@ def render_fetch(output: FetchOutput) -> str:
     for section in output.sections:
         lines.append("")
         if section.id or section.title:
-            lines += [f"{'#' * max(section.level, 2)} {section.title} {{#{section.id}}}", ""]
+            marker = f" {{#{section.id}}}" if section.id else ""
+            lines += [f"{'#' * max(section.level, 2)} {section.title}{marker}", ""]
         if section.metadata:
             lines += [_metadata_line(section.metadata), ""]
         lines.append(section.content)
@@ -125,7 +130,7 @@ def render_fetch(output: FetchOutput) -> str:
     if others:
         lines += ["", "---", "other sections (--section ID):"]
         lines += [
-            f"- {'  ' * max(s.level - 2, 0)}{s.id} ({s.title})"
+            f"- {'  ' * max(s.level - 2, 0)}{_typed(s.id)} ({s.title})"
             + (f" {s.chars:,} chars, left out for size" if s.chars else "")
             + (f" +{s.unlisted} under it" if s.unlisted else "")
             for s in others
