@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from corpus_mcp import refs
 from corpus_mcp.config import Settings, load_manifest
 from corpus_mcp.corpus import Corpus, open_corpus
 from corpus_mcp.demo import DEMO_LIBRARIES
@@ -77,7 +78,14 @@ async def test_a_corpus_builds_its_indexes_in_the_background_and_then_reads_no_p
         assert found.results[0].ref == "corpus://Python-Docs/library/stdtypes"
         assert [s.id for s in found.results[0].relevant_sections][:1] == ["str.join"]
         assert found.results[0].snippet
-        assert len(corpus.cache) == 0, "ranking, hints and snippets read no page"
+        # Ranking, hints and snippets read no page; only a thread asking the question is
+        # read whole, for the pages its answer cites (links are in no index).
+        [thread] = [r for r in found.results if r.kind == "thread"]
+        assert thread.title.startswith("Why is str.join faster")
+        uuid = corpus.library(thread.library).service.info.uuid
+        path = refs.decode(thread.ref, corpus.libraries).path
+        assert len(corpus.cache) == 1
+        assert corpus.cache.get((uuid, path)) is not None
         # Fetch still reads the page, whole.
         fetched = await corpus.fetch(found.results[0].ref, ["str.join"])
         assert "str.join" in fetched.sections[0].id

@@ -254,15 +254,20 @@ def link_paths(sections: Sequence[FetchedSection]) -> set[str]:
 
 def web_links(contents: Iterable[str]) -> set[str]:
     """The web addresses Markdown texts link to (links and autolinks; not inside code)."""
-    found: set[str] = set()
-    for content in contents:
-        if "http" not in content:
-            continue
-        code = _code_ranges(content) if "`" in content or "~~~" in content else ()
-        for match in _WEB_LINK.finditer(content):
-            if not _inside(match.start(), code):
-                found.add(match.group("address") or match.group("target"))
-    return found
+    return {address for content in contents for address in web_addresses(content)}
+
+
+def web_addresses(content: str) -> list[str]:
+    """The web addresses one Markdown text links to, in the order it does (not inside
+    code)."""
+    if "http" not in content:
+        return []
+    code = _code_ranges(content) if "`" in content or "~~~" in content else ()
+    return [
+        match.group("address") or match.group("target")
+        for match in _WEB_LINK.finditer(content)
+        if not _inside(match.start(), code)
+    ]
 
 
 def without_dead_links(

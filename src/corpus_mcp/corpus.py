@@ -29,7 +29,7 @@ from typing import Final, TypeVar, cast
 import msgspec
 import trio
 
-from corpus_mcp import assemble, folding, locating, metrics, ranking, refs
+from corpus_mcp import assemble, folding, inbound, locating, metrics, ranking, refs
 from corpus_mcp.adapters import Adapter, get_adapter
 from corpus_mcp.admission import Admission, Busy
 from corpus_mcp.cache import ByteLRU
@@ -331,6 +331,16 @@ class Corpus:
             normalised, words, candidates[:reread], failed, deadline, reads=reads
         )
         rest = candidates[reread:]
+        best, rest = await self._lend(
+            normalised,
+            words,
+            best,
+            rest,
+            limit=limit,
+            failed=failed,
+            deadline=deadline,
+            reads=reads,
+        )
         ordered = ranking.diversify(
             competitive([*best, *(c for c in rest if not reads.absent(c))]),
             lambda c: c.library,
@@ -377,6 +387,84 @@ class Corpus:
             )
 
         return await self._ranking(rescored)
+
+    async def _lend(
+        self,
+        query: str,
+        words: list[Word],
+        best: list[Candidate],
+        rest: list[Candidate],
+        *,
+        limit: int,
+        failed: list[str],
+        deadline: float,
+        reads: _Reads,
+    ) -> tuple[list[Candidate], list[Candidate]]:
+        """``best`` with the documents that its question threads' answers link to in
+        other libraries (:mod:`corpus_mcp.inbound`), those threads' titles lent to them
+        as evidence, read and scored again; ``rest`` without them."""
+        # Threads that will be results (filler vouches for nothing), read already: from
+        # the cache, or the search's own reads of its index.
+        results = [c for c in competitive(best)[:limit] if inbound.asks(c)]
+        read = await self._read_all(results, failed, deadline, reads)
+        asking = [c for i, c in enumerate(results) if i in read and read[i][0].kind == "thread"]
+        if not asking:
+            return best, rest
+        threads: dict[int, inbound.Thread] = {}
+        with trio.move_on_at(deadline):
+            async with trio.open_nursery() as nursery:
+                for i, candidate in enumerate(asking):
+                    nursery.start_soon(self._thread, i, candidate, threads)
+        # In the order the threads rank, whichever was read first.
+        lent = inbound.lent([threads[i] for i in sorted(threads)], self._libraries)
+        if not lent:
+            return best, rest
+        landed: dict[int, Landed] = {}
+        with trio.move_on_at(deadline):
+            async with trio.open_nursery() as nursery:
+                for i, target in enumerate(lent):
+                    nursery.start_soon(self._cited, i, target, landed)
+        scopes = {name: lib.scope for name, lib in self._libraries.items()}
+        known = {c.key: c for c in (*best, *rest)}
+        targets = [(target, landed[i]) for i, target in enumerate(lent) if i in landed]
+        cited = inbound.cite(query, words, scopes, targets, known)
+        linked = cited.candidates
+        read = await self._read_all(linked, failed, deadline, reads)
+
+        def placed() -> list[Candidate]:
+            again = [
+                rescore(query, words, c, read_evidence(c.evidence, *read[i], words))
+                if i in read
+                else c
+                for i, c in enumerate(linked)
+                if not reads.absent(c)
+            ]
+            return inbound.placed(best, again, cited.lenders)
+
+        moved = {c.key for c in linked}
+        return await self._ranking(placed), [c for c in rest if c.key not in moved]
+
+    async def _cited(self, i: int, target: inbound.Lent, out: dict[int, Landed]) -> None:
+        """Where a page a thread cites lands (none: it is no document, or its library
+        cannot answer now; the search goes on without it)."""
+        try:
+            out[i] = await self._land(self._libraries[target.library], target.path)
+        except (CorpusError, ArchiveUnavailable, ArchiveStuck):
+            return
+
+    async def _thread(self, i: int, candidate: Candidate, out: dict[int, inbound.Thread]) -> None:
+        """A thread among the best results, read whole, with its links into the corpus
+        (a thread that cannot be read lends nothing: the search goes on without it)."""
+        library = self._libraries[candidate.library]
+        try:
+            document = await self._document(library, candidate.path, candidate.hit.title)
+            links = await self._web_links(library, document)
+        except (CorpusError, ArchiveUnavailable, ArchiveStuck, EntryNotFound) as exc:
+            log.debug(
+                "search: thread %s of %s lends nothing: %s", candidate.path, library.name, exc
+            )
+            return
+        out[i] = inbound.Thread(library.name, candidate.path, document, links)
 
     async def _read_all(
         self, candidates: list[Candidate], failed: list[str], deadline: float, reads: _Reads
@@ -525,7 +613,7 @@ class Corpus:
                 and read[i][0].metadata.get("navigation") != "true"
                 and (
                     candidate.scored.symbol > 0
-                    or mentioned(words, read[i][0], read[i][1], candidate.evidence.titles)
+                    or mentioned(words, read[i][0], read[i][1], candidate.evidence.named_by)
                 )
             ]
             results += await self._ranking(partial(self._batch_results, query, words, chosen))

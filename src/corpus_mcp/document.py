@@ -97,3 +97,14 @@ def walk(sections: list[Section]) -> Iterator[Section]:
         yield section
         if section.children:
             stack.extend(reversed(section.children))
+
+
+def thread_answer(document: Document) -> Section | None:
+    """A thread's answer that hints and links name first: the accepted one, else the
+    first listed (sotoki lists the others by score); None in other documents."""
+    if document.kind != "thread":
+        return None
+    sections = list(walk(document.sections))
+    accepted = (s for s in sections if s.id == "accepted-answer")
+    listed = (s for s in sections if s.id.startswith("answer-"))
+    return next(accepted, None) or next(listed, None)

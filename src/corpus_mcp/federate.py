@@ -62,17 +62,14 @@ def federate(
     library's subject (:mod:`corpus_mcp.ranking.scope`): a query naming one prefers that
     library, and another library's name is no evidence in a library's own text."""
     scopes = scopes or {}
-    named = {name: names_scope(query, scope) for name, scope in scopes.items()}
     candidates: list[Candidate] = []
     for name in sorted(hits):
         found = hits[name]
-        scope = scopes.get(name, Scope())
-        elsewhere = frozenset().union(
-            *(other.words for other_name, other in scopes.items() if other_name != name)
-        )
+        scoped = _scoped(query, name, scopes)
         priors = ranking.rrf([[h.path for h in group] for group in _lists(found)])
         for path, merged in _merge(found).items():
-            evidence = Evidence(
+            evidence = msgspec.structs.replace(
+                scoped,
                 titles=tuple(merged.titles),
                 frequencies=merged.frequencies,
                 engine=merged.engine,
@@ -80,9 +77,6 @@ def federate(
                 average_length=found.average_length,
                 symbol=merged.symbol,
                 symbol_text=merged.named_by,
-                scope=named.get(name, False),
-                scope_stems=scope.words,
-                foreign_stems=elsewhere - scope.words,
             )
             candidates.append(
                 Candidate(
@@ -95,6 +89,46 @@ def federate(
                 )
             )
     return order(candidates)
+
+
+def linked(
+    query: str,
+    words: Sequence[Word],
+    scopes: Mapping[str, Scope],
+    *,
+    library: str,
+    hit: Hit,
+    inbound: Sequence[str],
+) -> Candidate:
+    """A document no engine of its library proposed, which question threads of other
+    libraries link to: its titles and theirs are all that is known of it until it is
+    read (:mod:`corpus_mcp.inbound`)."""
+    evidence = msgspec.structs.replace(
+        _scoped(query, library, scopes), titles=(hit.title,), inbound=tuple(inbound)
+    )
+    return Candidate(
+        library=library,
+        path=hit.path,
+        hit=hit,
+        evidence=evidence,
+        scored=score(query, words, evidence),
+        prior=0.0,
+    )
+
+
+def _scoped(query: str, name: str, scopes: Mapping[str, Scope]) -> Evidence:
+    """What the query says of library ``name``'s scope, as evidence of any of its pages:
+    whether it names the library's subject, the words that do, and those naming others."""
+    scope = scopes.get(name, Scope())
+    elsewhere = frozenset().union(
+        *(other.words for other_name, other in scopes.items() if other_name != name)
+    )
+    return Evidence(
+        titles=(),
+        scope=names_scope(query, scope) if name in scopes else False,
+        scope_stems=scope.words,
+        foreign_stems=elsewhere - scope.words,
+    )
 
 
 def rescore(
@@ -120,7 +154,9 @@ def competitive(candidates: Sequence[Candidate]) -> list[Candidate]:
     whose text answers as well as that page's is no filler. The diversity pass then
     reorders among these only: a library's next candidate goes up because it is nearly
     as good, never because it is another library's. Fewer results than the limit is
-    then the right answer.
+    then the right answer. A page that the answer of a result thread asking the question
+    cites (:mod:`corpus_mcp.inbound`) is within reach too: the answer vouches for it, and
+    it scores below that thread.
     """
     if not candidates:
         return []
@@ -131,6 +167,7 @@ def competitive(candidates: Sequence[Candidate]) -> list[Candidate]:
         for c in candidates
         if c.scored.total >= COMPETITIVE_SHARE * best_total
         or _textual(c) >= COMPETITIVE_SHARE * best_text
+        or c.scored.inbound > 0
     ]
 
 

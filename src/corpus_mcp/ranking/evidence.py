@@ -18,6 +18,9 @@ again here from what it says about the query:
 - **headings**: the best-matching section title, when the document has been read;
 - **symbol**: an exact API symbol the query names;
 - **scope**: the query names what the library is about (from the library's metadata);
+- **inbound**: what another archive asks of the page: the title of a result thread
+  asking the question whose answer cites the page (:mod:`corpus_mcp.inbound`), matched
+  like a title but never as the page's own name (no exact-title or question bonus);
 - **question**: a question (a question mark, a question word first) finds question
   threads: a thread's title match counts again, as the question it is. On the
   development kit this turned two "how do I ..." cases towards the thread that asks them,
@@ -67,6 +70,7 @@ ENGINE_BODY = 1.0
 WEIGHT_SYMBOL = 2.5
 WEIGHT_SCOPE = 0.25
 WEIGHT_QUESTION = 1.0
+WEIGHT_INBOUND = 0.5
 
 _DISAMBIGUATOR = re.compile(r"\s*\(([^()]*)\)\s*$")
 _TAG = re.compile(r"<[^>]*>")
@@ -124,6 +128,13 @@ class Evidence(msgspec.Struct, frozen=True, kw_only=True):
     """Once read, for candidates no index described: the share the whole text holds."""
     thread: bool = False
     """Once read: the document is a question thread (its title a question)."""
+    inbound: tuple[str, ...] = ()
+    """Titles of question threads of other libraries whose answers link to the document."""
+
+    @property
+    def named_by(self) -> tuple[str, ...]:
+        """Every title the document goes by: its own, and those others give it."""
+        return (*self.titles, *self.inbound)
 
 
 class Scored(msgspec.Struct, frozen=True, kw_only=True):
@@ -140,6 +151,7 @@ class Scored(msgspec.Struct, frozen=True, kw_only=True):
     symbol: float = 0.0
     scope: float = 0.0
     question: float = 0.0
+    inbound: float = 0.0
 
 
 def idf(frequency: int, doc_count: int) -> float:
@@ -185,6 +197,13 @@ def score(query: str, words: Sequence[Word], evidence: Evidence) -> Scored:
         query, _topical(words, evidence), evidence.titles, topical_total
     )
     symbol = evidence.symbol * _share(words, _whole(evidence.symbol_text), total_weight) ** 2
+    inbound = max(
+        (
+            _title_match(_topical(words, evidence), query_terms(query), title, topical_total)
+            for title in map(clean_title, evidence.inbound)
+        ),
+        default=0.0,
+    )
     parts = {
         "body": WEIGHT_BODY * body,
         "title": WEIGHT_TITLE * title,
@@ -196,6 +215,7 @@ def score(query: str, words: Sequence[Word], evidence: Evidence) -> Scored:
         "symbol": WEIGHT_SYMBOL * symbol,
         "scope": WEIGHT_SCOPE * float(evidence.scope),
         "question": WEIGHT_QUESTION * title * float(evidence.thread and _asks(query)),
+        "inbound": WEIGHT_INBOUND * inbound,
     }
     return Scored(total=round(sum(parts.values()), 9), **parts)
 

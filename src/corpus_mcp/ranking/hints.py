@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from corpus_mcp.document import Document, Section, walk
+from corpus_mcp.document import Document, Section, thread_answer, walk
 from corpus_mcp.ranking.evidence import Word, run_in
 from corpus_mcp.ranking.terms import DocumentTerms, SectionTerms, index_document
 from corpus_mcp.ranking.text import query_terms, stem_set, term_in, title_key, topic_terms
@@ -185,10 +185,7 @@ def result_hints(
         hints = [pick, *(h for h in hints if h[0] not in (pick[0], owner))]
     hints = _with_homes(document, hints)
     if document.kind == "thread":
-        answer = next(
-            (s for s in walk(document.sections) if s.id == "accepted-answer"),
-            next((s for s in walk(document.sections) if s.id.startswith("answer-")), None),
-        )
+        answer = thread_answer(document)
         if answer is not None:
             pick = (answer.id, answer.title)
             rest = [h for h in hints if h != pick]

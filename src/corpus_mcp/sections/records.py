@@ -20,7 +20,7 @@ from typing import Final
 
 import msgspec
 
-from corpus_mcp.document import Document, Kind, Passage, Role, Section, walk
+from corpus_mcp.document import Document, Kind, Passage, Role, Section, thread_answer
 from corpus_mcp.ranking.query import is_identifier
 from corpus_mcp.sections.analysis import names_of
 
@@ -154,14 +154,8 @@ def redirect_record(
 def _key_sections(document: Document) -> set[str]:
     """The ids of the sections search reads with any of a document's: its lead and, in a
     thread, the answer hints name first (the accepted one, else the first listed)."""
-    keys = {""}
-    if document.kind == "thread":
-        ids = [s.id for s in walk(document.sections)]
-        answers = [i for i in ids if i == "accepted-answer"] or [
-            i for i in ids if i.startswith("answer-")
-        ]
-        keys.update(answers[:1])
-    return keys
+    answer = thread_answer(document)
+    return {"", answer.id} if answer is not None else {""}
 
 
 def _walk(
