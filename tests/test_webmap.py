@@ -49,13 +49,31 @@ def test_a_wikipedia_link_leads_to_its_title_and_section() -> None:
     assert webmap.resolve("http://en.wikipedia.org/wiki/ray%20charles") == (
         WebTarget("wikipedia", ("ray_charles", "Ray_charles"), None, None),
     )
+    # The wiki's script form of an article is the article (a title with a slash too).
+    assert webmap.resolve(
+        "https://en.wikipedia.org/w/index.php?title=NTFS#Alternate_data_stream_(ADS)"
+    ) == (WebTarget("wikipedia", ("NTFS",), "Alternate_data_stream_(ADS)", None),)
+    assert webmap.resolve(
+        "https://en.m.wikipedia.org/w/index.php?title=Diamond+problem&redirect=no"
+    ) == (WebTarget("wikipedia", ("Diamond_problem",), None, None),)
+    assert webmap.resolve("https://en.wikipedia.org/w/index.php?title=AC%2FDC&action=view") == (
+        WebTarget("wikipedia", ("AC/DC",), None, None),
+    )
 
 
 @pytest.mark.parametrize(
     "url",
     [
         "https://fr.wikipedia.org/wiki/NTFS",  # another wiki
-        "https://en.wikipedia.org/w/index.php?title=NTFS",  # not under /wiki/
+        # The script form of what is no article's current text, or no article at all.
+        "https://en.wikipedia.org/w/index.php?title=NTFS&oldid=1182",
+        "https://en.wikipedia.org/w/index.php?title=NTFS&diff=prev&oldid=1182",
+        "https://en.wikipedia.org/w/index.php?title=NTFS&action=edit",
+        "https://en.wikipedia.org/w/index.php?title=NTFS&action=history",
+        "https://en.wikipedia.org/w/index.php?title=&action=view",
+        "https://en.wikipedia.org/w/index.php?search=ntfs",
+        "https://en.wikipedia.org/w/index.php?title=..%2F..%2Fw%2Fapi.php",
+        "https://en.wikipedia.org/index.php?title=NTFS",  # not the script path
         "https://en.wikipedia.org/wiki/",  # no title
         "https://example.org/",
         "mailto:someone@example.org",

@@ -4,7 +4,9 @@ A web link in a fetched document may name a page another archive of the corpus h
 (:mod:`corpus_mcp.webmap`). Two links name the same page when they differ only in what
 the sites ignore: the scheme (``http``/``https``), ``www.``, a mobile host
 (``en.m.wikipedia.org``), a default port, user information, percent-encoding, dot
-segments and doubled slashes. Whether ``/tutorial/`` is ``tutorial/index.html`` and
+segments and doubled slashes; a wiki's script form of an article
+(``/w/index.php?title=NTFS``) is its article address (``/wiki/NTFS``). Whether
+``/tutorial/`` is ``tutorial/index.html`` and
 whether a page's address ends in ``.html`` is each site's own convention: the archive's
 adapter names the paths an address may be stored under
 (:meth:`~corpus_mcp.adapters.Adapter.web_paths`), and the archive says which it holds.
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import re
 from typing import Final, NamedTuple
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import msgspec
 
@@ -50,6 +52,13 @@ _VERSION_ALIASES: Final = frozenset(
 _INDEX_NAMES: Final = frozenset({"", "index", "index.html", "index.htm"})
 _PAGE_SUFFIXES: Final = (".html", ".htm")
 _CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
+# MediaWiki's script path and article path as the Wikimedia sites (and the wikis that
+# copy their layout) set them: ``/w/index.php?title=T`` shows what ``/wiki/T`` does.
+_WIKI_SCRIPT: Final = "w/index.php"
+_WIKI_ARTICLES: Final = "wiki/"
+# What a script address may say besides its title and still show the current article:
+# the default action, and not following a redirect (the archive lands on it anyway).
+_WIKI_VIEW: Final = {"action": ["view"], "redirect": ["no"]}
 
 
 class Address(NamedTuple):
@@ -135,6 +144,8 @@ def parse_address(url: str) -> Address | None:
     if not host:
         return None
     path = _clean_path(unquote(parts.path, errors="replace"))
+    if path == _WIKI_SCRIPT:
+        path = _clean_path(_wiki_article(parts.query) or path)
     fragment = unquote(parts.fragment, errors="replace").strip() or None
     if _CONTROL.search(path) or (fragment is not None and _CONTROL.search(fragment)):
         return None
@@ -142,6 +153,19 @@ def parse_address(url: str) -> Address | None:
         if raw_host.endswith(port):
             raw_host = raw_host[: -len(port)]
     return Address(host=host, path=path, fragment=fragment, raw_host=raw_host)
+
+
+def _wiki_article(query: str) -> str | None:
+    """The article path a wiki's script address shows (``title=NTFS`` ->
+    ``wiki/NTFS``), or None when it shows something else: an old revision, a diff, an
+    edit form, a history."""
+    fields = parse_qs(query, keep_blank_values=True)
+    title = fields.pop("title", [""])
+    if len(title) != 1 or not title[0].strip():
+        return None
+    if any(_WIKI_VIEW.get(name) != value for name, value in fields.items()):
+        return None
+    return _WIKI_ARTICLES + title[0].strip()
 
 
 def _clean_path(path: str) -> str:
