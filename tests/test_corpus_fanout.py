@@ -22,10 +22,12 @@ import trio.testing
 
 from corpus_mcp.adapters.base import AdapterDefaults, Landing
 from corpus_mcp.config import load_settings
-from corpus_mcp.corpus import STALL_SHARE, Corpus, Library
+from corpus_mcp.corpus import Corpus
 from corpus_mcp.document import Document, Section
 from corpus_mcp.errors import CorpusError
+from corpus_mcp.library import Library
 from corpus_mcp.parsing import ParsePool
+from corpus_mcp.searching import STALL_SHARE
 from corpus_mcp.wire import SearchOutput
 from corpus_mcp.zim import (
     ArchiveInfo,
@@ -431,7 +433,7 @@ async def test_cancelling_a_search_leaves_no_lock_or_token_held(
             caller.cancel()
     slow.release.set()
     await fixture.threads_done()
-    assert fixture.corpus._walkers.borrowed_tokens == 0
+    assert fixture.corpus.searcher.walkers.borrowed_tokens == 0
     assert fixture.shared.borrowed_tokens == 0
     assert [s.lock.borrowed_tokens for s in fixture.services] == [0, 0]
     out = await fixture.corpus.search("trio", 5)  # everything usable again

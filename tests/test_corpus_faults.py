@@ -19,10 +19,11 @@ import trio.testing
 
 from corpus_mcp.adapters import get_adapter
 from corpus_mcp.config import load_manifest
-from corpus_mcp.corpus import Corpus, Library, open_corpus
+from corpus_mcp.corpus import Corpus, open_corpus
 from corpus_mcp.demo import DEMO_LIBRARIES
 from corpus_mcp.errors import CorpusError
 from corpus_mcp.federate import federate
+from corpus_mcp.library import Library
 from corpus_mcp.parsing import ParsePool
 from corpus_mcp.zim import ArchiveService, ZimError, ZimReader
 from corpus_mcp.zim.identity import TRUNCATED
@@ -209,7 +210,7 @@ async def test_a_search_across_a_swap_reads_the_old_archive_and_is_not_remembere
         library.service.serve(new)  # in the ranking thread, mid-search
         return federate(*args)
 
-    monkeypatch.setattr("corpus_mcp.corpus.federate", swap_then_federate)
+    monkeypatch.setattr("corpus_mcp.searching.federate", swap_then_federate)
     across = await corpus.search(query, 5)
     monkeypatch.undo()
     assert not across.partial

@@ -21,8 +21,9 @@ from mcp import Client
 from corpus_mcp import refs
 from corpus_mcp.assemble import WebLink
 from corpus_mcp.config import load_manifest
-from corpus_mcp.corpus import ArchiveStuck, Corpus, open_corpus
+from corpus_mcp.corpus import open_corpus
 from corpus_mcp.document import Document, Section, thread_answer
+from corpus_mcp.documents import Documents
 from corpus_mcp.federate import Candidate, competitive, linked
 from corpus_mcp.gather import Hit, Landed
 from corpus_mcp.inbound import (
@@ -36,6 +37,7 @@ from corpus_mcp.inbound import (
     lent,
     placed,
 )
+from corpus_mcp.library import ArchiveStuck
 from corpus_mcp.ranking.evidence import WEIGHT_INBOUND, WEIGHT_TITLE, Evidence, Scored, Word, score
 from corpus_mcp.zim import ArchiveUnavailable
 
@@ -292,9 +294,9 @@ SUPER_THREAD = "corpus://StackOverflow/questions/3277367/how-does-python-s-super
     ("failing", "expected"),
     [
         # The thread cannot be read whole: it lends nothing.
-        ("_document", [SUPER_THREAD]),
+        ("document", [SUPER_THREAD]),
         # A cited page's library cannot answer: the other cited page still stands.
-        ("_land", [SUPER_THREAD, "corpus://Python-Docs/library/functions"]),
+        ("land", [SUPER_THREAD, "corpus://Python-Docs/library/functions"]),
     ],
 )
 async def test_a_thread_or_a_cited_page_that_cannot_be_read_costs_nothing_else(
@@ -302,16 +304,16 @@ async def test_a_thread_or_a_cited_page_that_cannot_be_read_costs_nothing_else(
 ) -> None:
     settings = settings_for(demo_corpus)
     async with open_corpus(settings, load_manifest(demo_corpus, demo_corpus.parent)) as corpus:
-        original = getattr(Corpus, failing)
+        original = getattr(Documents, failing)
 
-        async def fail(self: Corpus, library: Any, path: str, *args: Any) -> Any:
-            if failing == "_document" and library.name == "StackOverflow":
+        async def fail(self: Documents, library: Any, path: str, *args: Any) -> Any:
+            if failing == "document" and library.name == "StackOverflow":
                 raise ArchiveStuck(library.name)
-            if failing == "_land" and library.name == "Wikipedia":
+            if failing == "land" and library.name == "Wikipedia":
                 raise ArchiveUnavailable(library.name, "archive file deleted")
             return await original(self, library, path, *args)
 
-        monkeypatch.setattr(Corpus, failing, fail)
+        monkeypatch.setattr(Documents, failing, fail)
         found = await corpus.search(SUPER_QUESTION, 5)
     assert [r.ref for r in found.results] == expected
     assert not found.partial

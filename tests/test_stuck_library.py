@@ -36,7 +36,7 @@ from .test_server_stdio import call
 HANGING_SERVER = Path(__file__).with_name("hanging_server.py")
 SEARCH_TIMEOUT = 12.0
 """A search's deadline. The hung library's index work is given up after two of its
-quarters (``corpus.STALL_SHARE``); a burst of searches that met it before that still has
+quarters (``searching.STALL_SHARE``); a burst of searches that met it before that still has
 the other half for the healthy libraries, on one walker thread (SEARCH_WORKERS=2, one
 held by the hung call): far more than their few milliseconds each, however busy the
 machine. A hung read is given up at the deadline itself."""

@@ -316,7 +316,7 @@ async def test_two_snapshots_of_one_site_the_newer_first_said_once(
         encoding="utf-8",
     )
     settings = settings_for(manifest)
-    caplog.set_level(logging.INFO, logger="corpus_mcp.corpus")
+    caplog.set_level(logging.INFO, logger="corpus_mcp.documents")
     async with open_corpus(settings, load_manifest(manifest, tmp_path)) as corpus:
         fetched = await corpus.fetch(
             "corpus://Math-SE/questions/8337/different-methods-to-compute-sum-limits-k-1-infty-frac-1-k-2",

@@ -10,7 +10,7 @@ link-source text is the strongest lexical evidence known for named-item question
 Craswell, Hawking & Robertson, SIGIR 2001), and the web-address map
 (:mod:`corpus_mcp.webmap`) already turns them into documents of the corpus.
 
-How it ranks (:meth:`corpus_mcp.corpus.Corpus.search`): a result thread whose title holds
+How it ranks (:meth:`corpus_mcp.searching.Searcher.search`): a result thread whose title holds
 :data:`ASKED_SHARE` of the query's weight (:func:`asks`) lends its title to the first
 :data:`MAX_LENT` documents of other libraries its answer (the accepted one, else the
 first listed) links to; each is read and scored as any candidate, the lent title counting

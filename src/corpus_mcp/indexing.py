@@ -32,7 +32,7 @@ class _Service(Protocol):
 
 
 class Indexed(Protocol):
-    """What this module needs of a library (:class:`corpus_mcp.corpus.Library`)."""
+    """What this module needs of a library (:class:`corpus_mcp.library.Library`)."""
 
     name: str
     adapter: Adapter

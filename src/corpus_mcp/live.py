@@ -46,7 +46,8 @@ import trio
 from corpus_mcp import config, metrics
 from corpus_mcp.cache import ByteLRU
 from corpus_mcp.config import ConfigError, Manifest, Settings, load_manifest
-from corpus_mcp.corpus import Corpus, Library, open_corpus
+from corpus_mcp.corpus import Corpus, open_corpus
+from corpus_mcp.library import Library
 from corpus_mcp.parsing import ParsePool, open_parse_pool
 from corpus_mcp.redaction import describe, log_failure
 from corpus_mcp.sections.catalog import IndexState
